@@ -1,0 +1,26 @@
+"""The workload runner: YCSB semantics (workload phases, exact op split, barrier start, retries,
+HDR latency histograms), in Python, with honest client-CPU accounting."""
+
+from .division import split_evenly
+from .measurements import TRANSACTION, Measurements
+from .result import LatencyStats, RunResult
+from .retry import NO_RETRIES, PROGRAMMING_ERRORS, RetryPolicy
+from .run import run, validate
+from .workload import BaseWorkload, Transaction, Verification, Workload
+
+__all__ = [
+    "BaseWorkload",
+    "LatencyStats",
+    "Measurements",
+    "NO_RETRIES",
+    "PROGRAMMING_ERRORS",
+    "RetryPolicy",
+    "RunResult",
+    "TRANSACTION",
+    "Transaction",
+    "Verification",
+    "Workload",
+    "run",
+    "split_evenly",
+    "validate",
+]

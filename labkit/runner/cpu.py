@@ -1,0 +1,54 @@
+"""Client CPU accounting: was the Python client, rather than the database, the limit of a run?"""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+SATURATION_THRESHOLD = 0.9
+
+
+def cores_available() -> int:
+    """Cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def client_cores_available(processes: int) -> int:
+    """A Python process runs about one core's worth of Python at a time (the GIL), so a client of P
+    processes can use at most min(P, cores) cores for the work the runner and driver do in Python."""
+    return max(1, min(processes, cores_available()))
+
+
+def saturation(cpu_seconds: list[float], wall_s: float, processes: int) -> tuple[float, int, bool, str]:
+    """(cores used, cores available, saturated?, explanation) for one run's client processes."""
+    available = client_cores_available(processes)
+    if wall_s <= 0:
+        return 0.0, available, False, ""
+    used = sum(cpu_seconds) / wall_s
+    saturated = used >= SATURATION_THRESHOLD * available
+    note = ""
+    if saturated:
+        note = (
+            f"the client used {used:.2f} of the {available} core(s) it can use "
+            f"({processes} Python process(es) on {cores_available()} core(s)); the curve shows the client's limit, "
+            "not the database's. Add client processes, or run the client on another machine."
+        )
+    return used, available, saturated, note
+
+
+class MachineCpu:
+    """Fraction of all cores busy between start() and stop(), servers included."""
+
+    def start(self) -> None:
+        self._before = psutil.cpu_times()
+
+    def stop(self) -> float | None:
+        after = psutil.cpu_times()
+        busy_before = sum(self._before) - self._before.idle - getattr(self._before, "iowait", 0.0)
+        busy_after = sum(after) - after.idle - getattr(after, "iowait", 0.0)
+        total = sum(after) - sum(self._before)
+        return (busy_after - busy_before) / total if total > 0 else None

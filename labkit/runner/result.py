@@ -1,0 +1,140 @@
+"""What one run measured, in the units a plot or a table wants (microseconds, transactions/s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .measurements import TRANSACTION, Measurements, Series
+from .workload import Verification
+
+
+@dataclass(frozen=True)
+class LatencyStats:
+    """Latency summary of one series (a transaction type or an operation type)."""
+
+    count: int
+    errors: int
+    retries: int
+    mean_us: float | None
+    p50_us: int | None
+    p95_us: int | None
+    p99_us: int | None
+    max_us: int | None
+
+    @classmethod
+    def of(cls, series: Series) -> "LatencyStats":
+        n = series.count
+        h = series.histogram
+        if n == 0:
+            return cls(0, series.errors, series.retries, None, None, None, None, None)
+        return cls(
+            count=n,
+            errors=series.errors,
+            retries=series.retries,
+            mean_us=series.sum_us / n,
+            p50_us=h.get_value_at_percentile(50),
+            p95_us=h.get_value_at_percentile(95),
+            p99_us=h.get_value_at_percentile(99),
+            max_us=h.get_max_value(),
+        )
+
+
+@dataclass
+class RunResult:
+    """One run of one workload at one thread count: throughput, latency, errors, client CPU, verification."""
+
+    workload: str
+    complete: bool
+    threads: int
+    processes: int
+    operations: int  # transactions requested
+    warmup: int
+    target_rate: float | None
+    wall_s: float
+    stats: LatencyStats  # whole transactions
+    ops: dict[str, LatencyStats]  # per operation type
+    client_cpu_cores: float  # cores' worth of CPU the client processes used during the measured window
+    client_cores_available: int
+    client_saturated: bool
+    saturation_note: str
+    machine_cpu_busy: float | None  # fraction of all the machine's cores busy (client + servers + rest)
+    verification: Verification | None
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    error_samples: dict[str, str] = field(default_factory=dict)
+    measurements: Measurements | None = field(default=None, repr=False)
+    parts: list[Measurements] = field(default_factory=list, repr=False)  # one per client process
+
+    @property
+    def count(self) -> int:
+        """Transactions that succeeded."""
+        return self.stats.count
+
+    @property
+    def errors(self) -> int:
+        return self.stats.errors
+
+    @property
+    def retries(self) -> int:
+        return sum(s.retries for s in self.ops.values())
+
+    @property
+    def throughput(self) -> float:
+        """Successful transactions per second of wall time (release to last completion)."""
+        return self.count / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_row(self) -> dict[str, Any]:
+        """A flat dict: transaction figures as plain columns, each operation type as `<op>_<figure>`."""
+        row: dict[str, Any] = {
+            "workload": self.workload,
+            "complete": self.complete,
+            "threads": self.threads,
+            "processes": self.processes,
+            "operations": self.operations,
+            "warmup": self.warmup,
+            "target_rate": self.target_rate,
+            "count": self.count,
+            "errors": self.errors,
+            "retries": self.retries,
+            "wall_s": round(self.wall_s, 6),
+            "throughput": round(self.throughput, 3),
+            "mean_us": self.stats.mean_us,
+            "p50_us": self.stats.p50_us,
+            "p95_us": self.stats.p95_us,
+            "p99_us": self.stats.p99_us,
+            "max_us": self.stats.max_us,
+            "client_cpu_cores": round(self.client_cpu_cores, 3),
+            "client_cores_available": self.client_cores_available,
+            "client_saturated": self.client_saturated,
+            "machine_cpu_busy": None if self.machine_cpu_busy is None else round(self.machine_cpu_busy, 3),
+            "verify_ok": None if self.verification is None else self.verification.ok,
+            "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
+        }
+        for op, s in sorted(self.ops.items()):
+            for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
+                row[f"{op}_{name}"] = getattr(s, name)
+        return row
+
+    def summary(self) -> str:
+        s = self.stats
+        state = "" if self.complete else " [INCOMPLETE: stopped early]"
+        lines = [
+            f"{self.workload}: {self.count}/{self.operations} transactions, {self.threads} threads x "
+            f"{self.processes} process(es), {self.wall_s:.3f} s, {self.throughput:,.0f} tx/s{state}",
+        ]
+        if s.count:
+            lines.append(
+                f"  latency us: mean {s.mean_us:,.0f}  p50 {s.p50_us:,}  p95 {s.p95_us:,}  p99 {s.p99_us:,}  max {s.max_us:,}"
+            )
+        lines.append(f"  errors {self.errors}, retries {self.retries}")
+        for kind, text in self.error_samples.items():
+            lines.append(f"  {kind} x{self.error_kinds.get(kind, 0)}: {text}")
+        if self.client_saturated:
+            lines.append(f"  WARNING client-bound: {self.saturation_note}")
+        if self.verification is not None:
+            lines.append("  " + str(self.verification))
+        return "\n".join(lines)
+
+
+def op_stats(measurements: Measurements) -> dict[str, LatencyStats]:
+    return {name: LatencyStats.of(s) for name, s in measurements.series.items() if name != TRANSACTION}

@@ -1,0 +1,145 @@
+"""`run()`: drive one workload at one thread count, YCSB-style, and return a RunResult."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+from ..errors import ConfigError, LabkitError
+from .cpu import MachineCpu, saturation
+from .division import split_evenly
+from .measurements import merged
+from .pool import PoolOutcome, PoolSpec, run_pool
+from .processes import run_processes
+from .result import LatencyStats, RunResult, op_stats
+from .retry import RetryPolicy
+
+ProgressCallback = Callable[[int, int], None]
+"""progress(done, total): called about every 0.1 s from the thread that called run()."""
+
+
+def _check_int(name: str, value: Any, minimum: int, hint: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number; got {value!r}. {hint}")
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}; got {value}. {hint}")
+
+
+def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, warmup: Any) -> None:
+    """Reject arguments that cannot describe a run, with a message that says what to pass instead."""
+    _check_int("threads", threads, 1, "Use threads=1 or more client threads (per process).")
+    _check_int("operations", operations, 1, "Use operations=1 or more transactions to measure.")
+    _check_int("processes", processes, 1, "Use processes=1 (the default) or more client processes.")
+    _check_int("warmup", warmup, 0, "Use warmup=0 to skip the warm-up.")
+    if target_rate is not None:
+        if isinstance(target_rate, bool) or not isinstance(target_rate, (int, float)) or target_rate <= 0:
+            raise ConfigError(
+                f"target_rate must be a positive number of transactions per second, or None for "
+                f"'as fast as possible'; got {target_rate!r}"
+            )
+
+
+def run(
+    workload: Any,
+    *,
+    threads: int,
+    operations: int,
+    processes: int = 1,
+    target_rate: float | None = None,
+    warmup: int = 0,
+    retry: RetryPolicy | None = None,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    setup: bool = True,
+    load: bool = True,
+    verify: bool = True,
+    cleanup: bool = False,
+) -> RunResult:
+    """Run `operations` transactions of `workload` on `processes` x `threads` workers.
+
+    Phases: setup, load (not measured), warm-up (`warmup` transactions, not measured), then every
+    worker is released by one barrier and runs its exact share; wall time runs from the release to the
+    last completion. `target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
+    `cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
+    is skipped then). With processes > 1 the workload is pickled into each spawned process.
+    """
+    validate(threads, operations, processes, target_rate, warmup)
+    if not callable(getattr(workload, "transaction", None)):
+        raise ConfigError(
+            f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
+        )
+    retry = retry or RetryPolicy()
+    cancel = cancel or threading.Event()
+    name = getattr(workload, "name", type(workload).__name__)
+
+    if setup:
+        workload.setup()
+    if load:
+        workload.load()
+
+    workers = threads * processes
+    shares = split_evenly(operations, workers)
+    warmups = split_evenly(warmup, workers)
+    specs = [
+        PoolSpec(
+            first_worker=p * threads,
+            workers_total=workers,
+            shares=shares[p * threads : (p + 1) * threads],
+            warmups=warmups[p * threads : (p + 1) * threads],
+            seed=seed,
+            policy=retry,
+            target_rate=target_rate,
+        )
+        for p in range(processes)
+    ]
+    tick = (lambda done: progress(done, operations)) if progress else None
+
+    machine = MachineCpu()
+    machine.start()
+    outcomes: list[PoolOutcome]
+    if processes == 1:
+        outcome = run_pool(workload, specs[0], cancel, on_tick=tick)
+        outcomes, interrupted = [outcome], outcome.interrupted
+    else:
+        outcomes, interrupted = run_processes(workload, specs, cancel, tick)
+    machine_busy = machine.stop()
+
+    crashes = [o.crash for o in outcomes if o.crash]
+    if crashes:
+        raise LabkitError("a client worker crashed, so the run was abandoned:\n" + "\n".join(crashes))
+
+    releases = [o.release for o in outcomes if o.release is not None]
+    ends = [o.end for o in outcomes if o.end is not None]
+    wall = max(ends) - min(releases) if releases and ends else 0.0
+    total = merged([o.measurements for o in outcomes])
+    stats = LatencyStats.of(total.transactions)
+    complete = not interrupted and not cancel.is_set() and stats.count + stats.errors == operations
+    used, available, saturated, note = saturation([o.cpu_seconds for o in outcomes], wall, processes)
+
+    verification = workload.verify() if (verify and complete) else None
+    if cleanup:
+        workload.cleanup()
+
+    return RunResult(
+        workload=name,
+        complete=complete,
+        threads=threads,
+        processes=processes,
+        operations=operations,
+        warmup=warmup,
+        target_rate=target_rate,
+        wall_s=wall,
+        stats=stats,
+        ops=op_stats(total),
+        client_cpu_cores=used,
+        client_cores_available=available,
+        client_saturated=saturated,
+        saturation_note=note,
+        machine_cpu_busy=machine_busy,
+        verification=verification,
+        error_kinds=dict(total.error_kinds),
+        error_samples=dict(total.error_samples),
+        measurements=total,
+        parts=[o.measurements for o in outcomes],
+    )

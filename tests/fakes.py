@@ -1,0 +1,82 @@
+"""In-memory workloads for unit tests of the runner only (never behind a notebook or a figure)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from labkit.runner import BaseWorkload, Verification
+
+
+class CountingWorkload(BaseWorkload):
+    """Each transaction does one 'noop' operation and records which worker ran it."""
+
+    name = "counting"
+
+    def __init__(self, sleep_s: float = 0.0):
+        self.sleep_s = sleep_s
+        self._lock = threading.Lock()
+        self.per_worker: dict[int, int] = {}
+        self.first_start: dict[int, float] = {}
+        self.phases: list[str] = []
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def setup(self):
+        self.phases.append("setup")
+
+    def load(self):
+        self.phases.append("load")
+
+    def _noop(self):
+        if self.sleep_s:
+            time.sleep(self.sleep_s)
+
+    def transaction(self, tx):
+        if tx.seq == 0:
+            self.first_start[tx.worker] = time.monotonic()
+        tx.call("noop", self._noop)
+        if tx.seq >= 0:
+            with self._lock:
+                self.per_worker[tx.worker] = self.per_worker.get(tx.worker, 0) + 1
+
+    def verify(self):
+        self.phases.append("verify")
+        total = sum(self.per_worker.values())
+        return Verification(ok=True, checks={"transactions": total})
+
+    def cleanup(self):
+        self.phases.append("cleanup")
+
+
+class NoopWorkload(BaseWorkload):
+    """The cheapest possible transaction: measures the runner itself."""
+
+    name = "noop"
+
+    def transaction(self, tx):
+        pass
+
+
+class FlakyOp:
+    """Fails the first `failures` calls with `exc`, then succeeds; thread-safe."""
+
+    def __init__(self, failures: int, exc: type[Exception] = ConnectionError):
+        self.failures = failures
+        self.exc = exc
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self):
+        with self._lock:
+            self.calls += 1
+            if self.calls <= self.failures:
+                raise self.exc(f"injected failure {self.calls}")
+        return "ok"

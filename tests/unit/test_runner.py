@@ -1,0 +1,205 @@
+"""Runner semantics: exact division, barrier start, pacing, histograms, processes, cancellation."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from fakes import CountingWorkload, NoopWorkload
+from labkit.errors import ConfigError, LabkitError
+from labkit.runner import BaseWorkload, RetryPolicy, Verification, run, split_evenly
+
+
+@pytest.mark.parametrize("total,parts", [(1000, 7), (10, 3), (5, 8), (1, 1), (100, 100)])
+def test_split_evenly_is_exact_and_fair(total, parts):
+    shares = split_evenly(total, parts)
+    assert len(shares) == parts
+    assert sum(shares) == total
+    assert max(shares) - min(shares) <= 1
+
+
+def test_thousand_over_seven_threads_runs_exactly_the_shares():
+    w = CountingWorkload()
+    r = run(w, threads=7, operations=1000)
+    assert r.complete and r.count == 1000 and r.errors == 0
+    assert sorted(w.per_worker.values()) == [142] + [143] * 6
+    assert r.ops["noop"].count == 1000
+    assert r.verification is not None and r.verification.ok
+
+
+def test_phases_run_in_order_and_can_be_skipped():
+    w = CountingWorkload()
+    run(w, threads=2, operations=10, cleanup=True)
+    assert w.phases == ["setup", "load", "verify", "cleanup"]
+    w2 = CountingWorkload()
+    run(w2, threads=2, operations=10, setup=False, load=False, verify=False)
+    assert w2.phases == []
+
+
+class SlowWarmup(CountingWorkload):
+    """Worker 0's single warm-up transaction takes 0.3 s; nobody may start measuring before it ends."""
+
+    def transaction(self, tx):
+        if tx.seq < 0 and tx.worker == 0:
+            time.sleep(0.3)
+            self.warm_done = time.monotonic()
+        super().transaction(tx)
+
+
+def test_barrier_releases_all_workers_together_after_warmup():
+    w = SlowWarmup()
+    r = run(w, threads=4, operations=40, warmup=4)
+    assert r.count == 40
+    starts = list(w.first_start.values())
+    assert len(starts) == 4
+    assert min(starts) >= w.warm_done  # nobody started before the slowest warm-up finished
+    assert max(starts) - min(starts) < 0.05  # released together
+    assert r.wall_s < 0.3  # the warm-up is not in the measured window
+
+
+def test_target_rate_is_kept_within_ten_percent():
+    r = run(CountingWorkload(), threads=4, operations=300, target_rate=200)
+    assert r.count == 300
+    assert r.throughput == pytest.approx(200, rel=0.10)
+
+
+def test_two_millisecond_transactions_give_p50_near_two_ms():
+    r = run(CountingWorkload(sleep_s=0.002), threads=2, operations=200)
+    assert 1900 <= r.stats.p50_us <= 2600
+    assert 1900 <= r.ops["noop"].p50_us <= 2600
+    assert r.stats.p50_us <= r.stats.p95_us <= r.stats.p99_us <= r.stats.max_us
+    assert r.stats.mean_us == pytest.approx(r.measurements.transactions.sum_us / 200)
+
+
+def test_processes_merge_exactly_to_the_sum_of_their_parts():
+    r = run(CountingWorkload(sleep_s=0.0005), threads=2, processes=2, operations=101)
+    assert r.complete and r.count == 101 and len(r.parts) == 2
+    assert sorted(p.transactions.count for p in r.parts) == [50, 51]
+    assert sum(p.op("noop").count for p in r.parts) == r.ops["noop"].count == 101
+    assert sum(p.transactions.sum_us for p in r.parts) == r.measurements.transactions.sum_us
+    from hdrh.histogram import HdrHistogram
+
+    rebuilt = HdrHistogram(1, 3_600_000_000, 3)
+    for p in r.parts:
+        rebuilt.add(p.transactions.histogram)
+    for q in (50, 95, 99, 100):
+        assert rebuilt.get_value_at_percentile(q) == r.measurements.transactions.histogram.get_value_at_percentile(q)
+
+
+def test_cancellation_returns_partial_result_promptly():
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    t0 = time.monotonic()
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, cancel=cancel)
+    assert time.monotonic() - t0 < 1.5
+    assert not r.complete
+    assert 0 < r.count < 10_000
+    assert r.verification is None  # a partial run is not verified
+
+
+def test_cancellation_stops_a_paced_run_waiting_for_its_turn():
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    t0 = time.monotonic()
+    r = run(CountingWorkload(), threads=1, operations=100, target_rate=1, cancel=cancel)
+    assert time.monotonic() - t0 < 1.0
+    assert not r.complete and r.count == 1
+
+
+def test_cancellation_of_processes_returns_partial_result():
+    cancel = threading.Event()
+    threading.Timer(1.5, cancel.set).start()
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, processes=2, operations=100_000, cancel=cancel)
+    assert not r.complete and 0 < r.count < 100_000
+
+
+def test_keyboard_interrupt_returns_partial_result():
+    ticks = []
+
+    def progress(done, total):
+        ticks.append(done)
+        if len(ticks) == 3:
+            raise KeyboardInterrupt  # what Ctrl-C does in the thread that called run()
+
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, progress=progress)
+    assert not r.complete and 0 < r.count < 10_000
+
+
+def test_progress_reports_reach_the_total():
+    seen = []
+    run(CountingWorkload(sleep_s=0.001), threads=2, operations=300, progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (300, 300)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+class Failing(BaseWorkload):
+    name = "failing"
+
+    def transaction(self, tx):
+        tx.call("write", self._boom)
+
+    def _boom(self):
+        raise ConnectionError("node down")
+
+
+def test_failed_transactions_are_counted_with_their_cause():
+    r = run(Failing(), threads=2, operations=20, retry=RetryPolicy(max_tries=2, initial_backoff=0, max_backoff=0))
+    assert r.count == 0 and r.errors == 20
+    assert r.ops["write"].errors == 20 and r.ops["write"].retries == 20
+    assert r.error_kinds == {"ConnectionError": 20}
+    assert "node down" in r.error_samples["ConnectionError"]
+    assert r.complete  # every transaction was attempted
+
+
+class Crashing(BaseWorkload):
+    def transaction(self, tx):
+        raise SystemExit("workload bug")
+
+
+def test_a_worker_crash_is_reported_not_hidden():
+    with pytest.raises(LabkitError, match="workload bug"):
+        run(Crashing(), threads=3, operations=30)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(threads=0, operations=10), "threads must be at least 1"),
+        (dict(threads=-3, operations=10), "threads must be at least 1"),
+        (dict(threads=2.5, operations=10), "threads must be a whole number"),
+        (dict(threads=1, operations=0), "operations must be at least 1"),
+        (dict(threads=1, operations=10, processes=0), "processes must be at least 1"),
+        (dict(threads=1, operations=10, target_rate=-5), "target_rate must be a positive number"),
+        (dict(threads=1, operations=10, target_rate=0), "target_rate must be a positive number"),
+        (dict(threads=1, operations=10, warmup=-1), "warmup must be at least 0"),
+    ],
+)
+def test_bad_arguments_say_what_to_do(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        run(NoopWorkload(), **kwargs)
+
+
+def test_something_that_is_not_a_workload_is_rejected():
+    with pytest.raises(ConfigError, match="needs a transaction"):
+        run(object(), threads=1, operations=1)
+
+
+def test_noop_run_warns_that_the_client_is_the_bottleneck():
+    r = run(NoopWorkload(), threads=1, operations=200_000)
+    assert r.client_saturated and "client" in r.saturation_note
+    assert r.to_row()["client_saturated"] is True
+
+
+def test_sleeping_client_is_not_called_saturated():
+    r = run(CountingWorkload(sleep_s=0.005), threads=2, operations=100)
+    assert not r.client_saturated
+
+
+def test_row_is_flat_and_names_each_operation():
+    r = run(CountingWorkload(), threads=2, operations=10)
+    row = r.to_row()
+    assert row["count"] == 10 and row["noop_count"] == 10 and row["threads"] == 2
+    assert all(not isinstance(v, (dict, list)) for v in row.values())
