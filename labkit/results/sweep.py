@@ -1,0 +1,129 @@
+"""Sweeps: one workload run per (nodes, approach, threads, repeat), each a tidy, fully labelled row."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from ..clusters.base import ClusterInfo
+from ..errors import ConfigError
+from ..runner import RunResult, run, validate
+from .metadata import run_metadata
+from .store import ResultsStore
+
+APPROACH_KINDS = ("naive", "pattern")
+
+
+def check_approach(name: str) -> None:
+    """Approaches are 'naive' or 'pattern', optionally with a variant: 'naive/sai'."""
+    kind = name.split("/", 1)[0]
+    if kind not in APPROACH_KINDS or name.endswith("/"):
+        raise ConfigError(f"approach {name!r} must be 'naive' or 'pattern', optionally with a variant like 'naive/sai'")
+
+
+def parse_range(text: str) -> list[int]:
+    """'10:100:10' -> [10, 20, ..., 100]; '1,2,4' -> [1, 2, 4]; '8' -> [8]."""
+    try:
+        if ":" in text:
+            parts = [int(p) for p in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            start, stop = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else 1
+            if step < 1 or stop < start:
+                raise ValueError
+            return list(range(start, stop + 1, step))
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise ConfigError(
+            f"cannot read {text!r} as a list of counts: write START:STOP:STEP (e.g. 10:100:10) or a comma list (e.g. 1,2,4)"
+        ) from None
+
+
+@dataclass
+class SweepPlan:
+    """What to measure: every combination of nodes x approaches x threads, `repeats` times each."""
+
+    pattern: str
+    approaches: Sequence[str]
+    threads: Sequence[int]
+    operations: int
+    nodes: Sequence[int] = (1,)
+    processes: int = 1
+    repeats: int = 1
+    run_options: dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        if not self.approaches or not self.threads or not self.nodes:
+            raise ConfigError("a sweep needs at least one approach, one thread count and one node count")
+        for a in self.approaches:
+            check_approach(a)
+        for t in self.threads:
+            validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0))
+        for n in self.nodes:
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise ConfigError(f"node counts must be whole numbers of at least 1; got {n!r}")
+        if self.repeats < 1:
+            raise ConfigError(f"repeats must be at least 1; got {self.repeats}")
+
+    @property
+    def runs(self) -> int:
+        return len(self.nodes) * len(self.approaches) * len(self.threads) * self.repeats
+
+
+def sweep(
+    plan: SweepPlan,
+    *,
+    cluster_for: Callable[[int], ClusterInfo],
+    workload_for: Callable[[str, ClusterInfo], Any],
+    store: ResultsStore | str | Path | None = None,
+    cancel: threading.Event | None = None,
+    on_result: Callable[[dict[str, Any], RunResult], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Run the plan and yield one row per run, appending each to `store` as soon as it is measured.
+
+    `cluster_for(n)` makes (or resizes to) an n-node cluster and describes it; `workload_for(approach,
+    cluster)` builds a fresh workload for one run. A cancelled run is still recorded (complete=False),
+    then the sweep ends; an exception ends it too, but every row measured before it is already stored.
+    """
+    plan.check()
+    if store is not None and not isinstance(store, ResultsStore):
+        store = ResultsStore(store)
+    cancel = cancel or threading.Event()
+    for nodes in plan.nodes:
+        cluster = cluster_for(nodes)
+        for approach in plan.approaches:
+            for threads in plan.threads:
+                for repeat in range(plan.repeats):
+                    if cancel.is_set():
+                        return
+                    workload = workload_for(approach, cluster)
+                    result = run(
+                        workload,
+                        threads=threads,
+                        operations=plan.operations,
+                        processes=plan.processes,
+                        cancel=cancel,
+                        progress=progress,
+                        **plan.run_options,
+                    )
+                    row = run_metadata(
+                        cluster,
+                        pattern=plan.pattern,
+                        approach=approach,
+                        threads=threads,
+                        processes=plan.processes,
+                        operations=plan.operations,
+                        repeat=repeat,
+                    )
+                    row.update({k: v for k, v in result.to_row().items() if k not in row})
+                    if store is not None:
+                        store.append(row)
+                    if on_result is not None:
+                        on_result(row, result)
+                    yield row
+                    if not result.complete:
+                        return

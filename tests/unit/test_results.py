@@ -1,0 +1,161 @@
+"""Sweeps produce labelled tidy rows; stores append atomically; figures name what was measured."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fakes import CountingWorkload
+from labkit.clusters.base import ClusterInfo
+from labkit.errors import ConfigError
+from labkit.results import METADATA_COLUMNS, ResultsStore, SweepPlan, append_rows, latency_figure, load, parse_range, sweep, throughput_figure
+from labkit.results import store as store_module
+
+
+def fake_cluster(n: int) -> ClusterInfo:
+    return ClusterInfo(engine="cassandra", server_version="5.0.9", provider="local", nodes=n)
+
+
+def test_parse_range_forms():
+    assert parse_range("10:100:10") == [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    assert parse_range("1:4") == [1, 2, 3, 4]
+    assert parse_range("1,2,4") == [1, 2, 4]
+    assert parse_range("8") == [8]
+    for bad in ("a:b", "10:1:1", "1:10:0", "1:2:3:4"):
+        with pytest.raises(ConfigError, match="START:STOP:STEP"):
+            parse_range(bad)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_sweep_yields_one_labelled_row_per_run_and_stores_it(tmp_path: Path, fmt):
+    out = tmp_path / f"results.{fmt}"
+    plan = SweepPlan(pattern="index-table", approaches=["naive/sai", "pattern"], threads=[1, 3], nodes=[1, 2], operations=30)
+    built = []
+
+    def cluster_for(n):
+        built.append(n)
+        return fake_cluster(n)
+
+    rows = list(sweep(plan, cluster_for=cluster_for, workload_for=lambda a, c: CountingWorkload(), store=out))
+    assert len(rows) == plan.runs == 8
+    assert built == [1, 2]  # one cluster per node count, not per run
+    for col in METADATA_COLUMNS:
+        assert all(col in r for r in rows), col
+    assert {(r["nodes"], r["approach"], r["threads"]) for r in rows} == {
+        (n, a, t) for n in (1, 2) for a in ("naive/sai", "pattern") for t in (1, 3)
+    }
+    assert all(r["count"] == 30 and r["engine"] == "cassandra" and r["server_version"] == "5.0.9" for r in rows)
+    table = load(out)
+    assert len(table) == 8
+    assert list(table["threads"]) == [r["threads"] for r in rows]
+
+
+def test_cancelled_sweep_keeps_what_it_measured(tmp_path: Path):
+    out = tmp_path / "r.csv"
+    cancel = threading.Event()
+    plan = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[1, 2], operations=40)
+
+    def on_result(row, result):
+        if len(load(out)) == 2:
+            cancel.set()
+
+    rows = list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload(), store=out, cancel=cancel, on_result=on_result))
+    assert len(rows) == 2 and len(load(out)) == 2
+
+
+def test_a_failing_run_keeps_earlier_rows(tmp_path: Path):
+    out = tmp_path / "r.csv"
+    plan = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[1], operations=5)
+
+    def workload_for(approach, cluster):
+        if approach == "pattern":
+            raise ConnectionError("cluster unreachable")
+        return CountingWorkload()
+
+    with pytest.raises(ConnectionError):
+        list(sweep(plan, cluster_for=fake_cluster, workload_for=workload_for, store=out))
+    assert list(load(out)["approach"]) == ["naive"]
+
+
+def test_append_is_atomic_when_writing_crashes(tmp_path: Path, monkeypatch):
+    out = tmp_path / "r.csv"
+    append_rows(out, [{"a": 1, "b": 2}])
+    before = out.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise KeyboardInterrupt("crash mid-write")
+
+    monkeypatch.setattr(store_module.os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        append_rows(out, [{"a": 3, "b": 4}])
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["r.csv"]  # no temp file left behind
+
+
+def test_append_adds_new_columns(tmp_path: Path):
+    out = tmp_path / "r.parquet"
+    append_rows(out, [{"a": 1}])
+    table = append_rows(out, [{"a": 2, "read_p95_us": 10}])
+    assert list(table.columns) == ["a", "read_p95_us"] and len(table) == 2
+
+
+def test_unknown_result_format_is_refused(tmp_path: Path):
+    with pytest.raises(ConfigError, match=".csv or .parquet"):
+        ResultsStore(tmp_path / "r.xlsx")
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (dict(approaches=["fast"]), "must be 'naive' or 'pattern'"),
+        (dict(threads=[0]), "threads must be at least 1"),
+        (dict(nodes=[0]), "node counts"),
+        (dict(operations=0), "operations must be at least 1"),
+    ],
+)
+def test_bad_plans_are_refused_before_anything_runs(change, match):
+    plan = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5)
+    for k, v in change.items():
+        setattr(plan, k, v)
+    with pytest.raises(ConfigError, match=match):
+        list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload()))
+
+
+def sample_table() -> pd.DataFrame:
+    plan = SweepPlan(pattern="index-table", approaches=["naive", "pattern"], threads=[1, 2], nodes=[1, 2], operations=20)
+    return pd.DataFrame(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload(sleep_s=0.001)))
+
+
+def test_figures_are_labelled_and_faceted_by_nodes():
+    df = sample_table()
+    for fig in (throughput_figure(df), latency_figure(df)):
+        title = fig.layout.title.text
+        assert "cassandra 5.0.9" in title and "provider local" in title and "index-table" in title
+        facets = {a.text for a in fig.layout.annotations}
+        assert {"nodes=1", "nodes=2"} <= facets
+        assert {t.name.split(",")[0] for t in fig.data} >= {"naive", "pattern"}
+    lat = latency_figure(df)
+    assert {t.name.split(", ")[1] for t in lat.data} == {"mean", "p95", "p99"}
+
+
+def test_standin_results_are_never_labelled_as_the_real_engine():
+    df = sample_table()
+    df["engine"], df["provider"], df["server_label"] = "mongodb", "standin", "mongo-java-server 1.47.0"
+    title = throughput_figure(df).layout.title.text
+    assert "STAND-IN mongo-java-server 1.47.0 (not mongodb)" in title
+
+
+def test_client_bound_points_are_flagged():
+    df = sample_table()
+    df.loc[0, "client_saturated"] = True
+    fig = throughput_figure(df)
+    assert any("client-bound" in (a.text or "") for a in fig.layout.annotations)
+    assert any("x" == (t.marker.symbol or "") for t in fig.data)
+
+
+def test_plotting_nothing_says_what_to_do():
+    with pytest.raises(ConfigError, match="run a sweep first"):
+        throughput_figure(pd.DataFrame())
