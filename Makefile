@@ -1,0 +1,45 @@
+# labkit: two commands matter. `make run` executes the lab; `make test` runs what CI runs.
+# Both create .venv when it is missing and reinstall only when pyproject.toml changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PROFILE ?= quick
+
+.PHONY: run test unit lab venv provision clean bench
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "labkit needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[lab,dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+## provision: fetch what the embedded servers need (Cassandra's jars) into ~/.cache/labkit
+provision: venv
+	$(VENV)/bin/labkit provision
+
+## run: the main job. Executes notebooks/ with papermill into build/ and writes build/index.html
+run: provision
+	$(PY) -m labkit.batch --profile $(PROFILE) --notebooks notebooks --out build
+
+## test: everything CI runs (unit, integration on real servers, notebooks under nbval)
+test: venv
+	$(PY) -m pytest -q tests
+
+unit: venv
+	$(PY) -m pytest -q tests/unit
+
+## lab: JupyterLab on the notebooks
+lab: venv
+	$(VENV)/bin/jupyter lab notebooks/
+
+bench: venv
+	$(PY) benchmarks/runner_overhead.py
+
+clean:
+	rm -rf build

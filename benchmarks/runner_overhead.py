@@ -1,0 +1,101 @@
+"""Runner overhead: what the labkit runner itself costs per transaction, measured on no-op workloads.
+
+    .venv/bin/python benchmarks/runner_overhead.py            # writes benchmarks/results/runner_overhead.{csv,md}
+
+Two no-op workloads: `empty` (the transaction does nothing) and `one-op` (the transaction makes one
+timed `tx.call`, as every real workload does). Wall time per transaction at 1 thread is the runner's
+overhead; at 8 and 64 threads the GIL serialises the workers, so the figure shows contention cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from labkit import __version__
+from labkit.runner import BaseWorkload, run
+
+
+class Empty(BaseWorkload):
+    name = "empty"
+
+    def transaction(self, tx):
+        pass
+
+
+def _nothing():
+    return None
+
+
+class OneOp(BaseWorkload):
+    name = "one-op"
+
+    def transaction(self, tx):
+        tx.call("noop", _nothing)
+
+
+def measure(workload, threads: int, processes: int, operations: int, repeats: int) -> dict:
+    runs = [run(workload, threads=threads, processes=processes, operations=operations) for _ in range(repeats)]
+    walls = [r.wall_s / r.count * 1e6 for r in runs]
+    best = min(runs, key=lambda r: r.wall_s)
+    return {
+        "workload": workload.name,
+        "threads": threads,
+        "processes": processes,
+        "operations": operations,
+        "repeats": repeats,
+        "wall_us_per_tx_median": round(statistics.median(walls), 3),
+        "wall_us_per_tx_best": round(min(walls), 3),
+        "tx_per_s_median": round(statistics.median(r.throughput for r in runs)),
+        "client_cpu_cores": round(best.client_cpu_cores, 2),
+        "client_saturated": best.client_saturated,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--operations", type=int, default=200_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+
+    rows = []
+    for workload in (Empty(), OneOp()):
+        for threads in (1, 8, 64):
+            rows.append(measure(workload, threads, 1, args.operations, args.repeats))
+            print(rows[-1], flush=True)
+        for processes in (1, 2):
+            rows.append(measure(workload, 1, processes, args.operations * 2, args.repeats))
+            print(rows[-1], flush=True)
+    df = pd.DataFrame(rows)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, labkit {__version__}"
+    df.insert(0, "machine", machine)
+    args.out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(args.out / "runner_overhead.csv", index=False)
+    table = df.drop(columns=["machine"]).to_markdown(index=False) if _has_tabulate() else df.to_string(index=False)
+    (args.out / "runner_overhead.md").write_text(
+        f"# Runner overhead\n\nMachine: {machine}\n\nCommand: `.venv/bin/python benchmarks/runner_overhead.py "
+        f"--operations {args.operations} --repeats {args.repeats}`\n\n{table}\n"
+    )
+    one = df[(df.workload == "one-op") & (df.threads == 1) & (df.processes == 1)].iloc[0]
+    print(f"one-op overhead at 1 thread: {one.wall_us_per_tx_median} us/tx (target <= 15)")
+    return 0
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+
+        return True
+    except ImportError:
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

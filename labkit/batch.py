@@ -1,0 +1,104 @@
+"""`make run`: execute every notebook with papermill into build/ and write an HTML report there.
+
+An instructor's overnight job: one failing notebook does not stop the others; the report says which
+ones failed and where, and the exit code is non-zero when any did.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PROFILES = ("quick", "classroom")
+
+
+@dataclass
+class NotebookRun:
+    name: str
+    ok: bool
+    seconds: float
+    error: str = ""
+
+
+def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> NotebookRun:
+    import papermill as pm
+    from nbconvert import HTMLExporter
+
+    executed = out_dir / notebook.name
+    t0 = time.monotonic()
+    error = ""
+    try:
+        pm.execute_notebook(
+            str(notebook),
+            str(executed),
+            parameters={"profile": profile},
+            cwd=str(notebook.parent),
+            execution_timeout=timeout,
+            progress_bar=False,
+            log_output=False,
+        )
+    except Exception as exc:  # papermill still wrote the partly executed notebook with the error cell
+        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
+    seconds = time.monotonic() - t0
+    if executed.exists():
+        body, _ = HTMLExporter().from_filename(str(executed))
+        executed.with_suffix(".html").write_text(body, encoding="utf-8")
+    return NotebookRun(notebook.stem, not error, seconds, error)
+
+
+def write_report(runs: list[NotebookRun], out_dir: Path, profile: str) -> Path:
+    rows = "\n".join(
+        f"<tr><td><a href='{html.escape(r.name)}.html'>{html.escape(r.name)}</a></td>"
+        f"<td class='{'ok' if r.ok else 'fail'}'>{'ok' if r.ok else 'FAILED'}</td>"
+        f"<td>{r.seconds:.0f} s</td><td>{html.escape(r.error)}</td></tr>"
+        for r in runs
+    )
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>labkit report ({profile})</title>
+<style>body{{font-family:sans-serif;margin:2em}}td,th{{padding:.3em 1em;text-align:left}}.ok{{color:green}}.fail{{color:#b00;font-weight:bold}}</style>
+</head><body><h1>labkit notebook report</h1>
+<p>Profile <b>{html.escape(profile)}</b>, executed {time.strftime('%Y-%m-%d %H:%M:%S %Z')}. Each notebook names the engine,
+server version, provider and node count of every result it shows.</p>
+<table><tr><th>notebook</th><th>status</th><th>time</th><th>error</th></tr>
+{rows}
+</table></body></html>
+"""
+    report = out_dir / "index.html"
+    report.write_text(page, encoding="utf-8")
+    (out_dir / "report.json").write_text(json.dumps([r.__dict__ for r in runs], indent=2))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labkit.batch", description=__doc__)
+    parser.add_argument("--profile", choices=PROFILES, default="quick", help="quick: minutes (CI sizes); classroom: the source's full sweeps")
+    parser.add_argument("--notebooks", type=Path, default=Path("notebooks"))
+    parser.add_argument("--out", type=Path, default=Path("build"))
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds one cell may run")
+    parser.add_argument("names", nargs="*", help="only these notebooks (file names or stems)")
+    args = parser.parse_args(argv)
+
+    notebooks = sorted(args.notebooks.glob("[0-9]*.ipynb"))
+    if args.names:
+        notebooks = [n for n in notebooks if n.name in args.names or n.stem in args.names]
+    if not notebooks:
+        print(f"no notebooks to run in {args.notebooks}/ (expected files like 00_getting_started.ipynb)", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for nb in notebooks:
+        print(f"running {nb.name} (profile {args.profile}) ...", flush=True)
+        r = execute(nb, args.out, args.profile, args.timeout)
+        print(f"  {'ok' if r.ok else 'FAILED'} in {r.seconds:.0f} s {r.error}", flush=True)
+        runs.append(r)
+    report = write_report(runs, args.out, args.profile)
+    print(f"report: {report}")
+    return 0 if all(r.ok for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The `labkit` command line: check the machine, start and stop clusters, run pattern sweeps."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from . import __version__
+from .errors import LabkitError
+
+app = typer.Typer(
+    help=(
+        "labkit: a teaching lab for scalability patterns of distributed NoSQL databases.\n\n"
+        "Start with `labkit doctor` to see what this machine can run. Then `labkit up cassandra --nodes 3` "
+        "starts a real cluster, `labkit run PATTERN ...` measures a pattern, `labkit down` stops everything."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ENGINE_HELP = "Database engine: cassandra, mongodb or couchbase."
+PROVIDER_HELP = "Where the cluster comes from: auto (pick for this machine), local, compose, external, standin."
+
+
+def _fail(exc: Exception, code: int = 2) -> None:
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+@app.callback(invoke_without_command=True)
+def _root(version: bool = typer.Option(False, "--version", help="Print labkit's version and exit.")) -> None:
+    if version:
+        typer.echo(f"labkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+    """Check this machine: JDK 17, Maven, Go, Docker, free ports, and which server each engine would run on."""
+    from .doctor import report_json
+
+    report = report_json()
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        for c in report["checks"]:
+            mark = "ok " if c["ok"] else ("ERR" if c["required"] else " - ")
+            typer.echo(f"[{mark}] {c['name']:<14} {c['detail']}")
+            if not c["ok"] and c["fix"]:
+                typer.echo(f"      {'':<14} -> {c['fix']}")
+        typer.echo("\nEngines on this machine (provider 'auto' would choose):")
+        for engine, info in report["engines"].items():
+            avail = "" if info["available_in_this_version"] == "true" else "  [not in this labkit version yet]"
+            typer.echo(f"  {engine:<10} {info['provider']:<9} {info['why']}{avail}")
+    if any(c["required"] and not c["ok"] for c in report["checks"]):
+        raise typer.Exit(1)
+
+
+@app.command()
+def provision(engine: str = typer.Argument("cassandra", help=ENGINE_HELP)) -> None:
+    """Download what the embedded (local) servers need into the cache, so later starts work offline."""
+    from .clusters import check_engine, provider_for
+
+    try:
+        check_engine(engine)
+        cluster_cls = provider_for(engine, "local")
+        typer.echo(cluster_cls.provision())
+    except LabkitError as exc:
+        _fail(exc)
+
+
+@app.command()
+def up(
+    engine: str = typer.Argument(..., help=ENGINE_HELP),
+    nodes: int = typer.Option(1, "--nodes", "-n", min=1, max=8, help="Number of nodes (1-8)."),
+    provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
+    dcs: int = typer.Option(1, "--dcs", min=1, max=2, help="Datacenters to split the nodes into (1 or 2)."),
+) -> None:
+    """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload."""
+    from .clusters import provider_for
+
+    try:
+        cluster_cls = provider_for(engine, provider)
+        cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs)
+    except LabkitError as exc:
+        _fail(exc)
+    typer.echo(f"up: {cluster.info().display}")
+
+
+@app.command()
+def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addresses, state and version as JSON.")) -> None:
+    """Show the clusters labkit started on this machine."""
+    from .clusters.registry import running_clusters
+
+    clusters = running_clusters()
+    if as_json:
+        typer.echo(json.dumps({"clusters": clusters}, indent=2))
+        return
+    if not clusters:
+        typer.echo("no labkit cluster is running")
+        return
+    for c in clusters:
+        typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
+        for node in c.get("nodes", []):
+            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node['state']}")
+
+
+@app.command()
+def down() -> None:
+    """Stop every cluster labkit started on this machine (and reap leftovers of crashed runs)."""
+    from .clusters.registry import stop_all
+
+    stopped = stop_all()
+    typer.echo("nothing to stop" if not stopped else "stopped: " + ", ".join(stopped))
+
+
+@app.command("run")
+def run_pattern(
+    pattern: str = typer.Argument(..., help="Pattern: uuid-key, index-table, enumerable-keys or fan-out."),
+    engine: str = typer.Option("cassandra", "--engine", "-e", help=ENGINE_HELP),
+    nodes: str = typer.Option("1", "--nodes", "-n", help="Node counts: 4, or 4,8, or 1:8:1."),
+    threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),
+    operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
+    processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
+    provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
+    out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
+) -> None:
+    """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
+    from .clusters import check_engine, check_provider
+    from .patterns import pattern_module
+    from .results import ResultsStore, SweepPlan, parse_range
+    from .runner import validate
+
+    try:
+        check_engine(engine)
+        check_provider(provider)
+        thread_counts = parse_range(threads)
+        node_counts = parse_range(nodes)
+        for t in thread_counts or [0]:
+            validate(t, operations, processes, None, 0)
+        ResultsStore(out)
+        module = pattern_module(pattern)
+        plan = SweepPlan(pattern=pattern, approaches=module.APPROACHES, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes)
+        rows = module.run_sweep(plan, engine=engine, provider=provider, out=out)
+    except LabkitError as exc:
+        _fail(exc)
+    typer.echo(f"{len(rows)} rows appended to {out}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

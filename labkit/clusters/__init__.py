@@ -1,0 +1,53 @@
+"""How a cluster comes to exist: one module per provider, one per engine inside it.
+
+`provider_for(engine, provider)` returns the class that starts that engine with that provider, or
+raises NotAvailableError saying what exists instead. Providers register themselves in IMPLEMENTED.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import ConfigError, NotAvailableError
+from .base import ENGINES, PROVIDERS, ClusterInfo
+
+IMPLEMENTED: dict[tuple[str, str], str] = {}
+"""(engine, provider) -> "module:Class" of the implementations this version ships."""
+
+
+def check_engine(engine: str) -> None:
+    if engine not in ENGINES:
+        raise ConfigError(f"unknown engine {engine!r}: choose one of {', '.join(ENGINES)}")
+
+
+def check_provider(provider: str) -> None:
+    if provider != "auto" and provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r}: choose auto or one of {', '.join(PROVIDERS)}")
+
+
+def provider_for(engine: str, provider: str):
+    """The cluster class for (engine, provider); a clear error when this version cannot do it."""
+    check_engine(engine)
+    check_provider(provider)
+    if provider == "auto":
+        from ..doctor import choose_provider
+
+        provider, _reason = choose_provider(engine)
+    target = IMPLEMENTED.get((engine, provider))
+    if target is None:
+        have = sorted(f"{e} with {p}" for e, p in IMPLEMENTED) or ["none yet"]
+        raise NotAvailableError(
+            f"labkit {_version()} cannot start {engine} with the {provider!r} provider: that combination is not "
+            f"part of this version. Available: {', '.join(have)}. Run `labkit doctor` to see what this machine can run."
+        )
+    module, _, cls = target.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+__all__ = ["ClusterInfo", "ENGINES", "IMPLEMENTED", "PROVIDERS", "check_engine", "check_provider", "provider_for"]

@@ -1,0 +1,25 @@
+"""One module per pattern: the naive and the scalable workload per engine, plus verify()."""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import ConfigError, NotAvailableError
+
+PATTERNS = ("uuid-key", "index-table", "enumerable-keys", "fan-out")
+
+IMPLEMENTED: dict[str, str] = {}
+"""pattern name -> module path, for the patterns this version ships."""
+
+
+def pattern_module(name: str):
+    """The module implementing a pattern, or an error naming the patterns that exist."""
+    if name not in PATTERNS:
+        raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(PATTERNS)}")
+    module = IMPLEMENTED.get(name)
+    if module is None:
+        have = ", ".join(sorted(IMPLEMENTED)) or "none yet"
+        raise NotAvailableError(
+            f"pattern {name!r} is not implemented in this version of labkit (implemented: {have})"
+        )
+    return importlib.import_module(module)

@@ -1,0 +1,41 @@
+"""`make run`'s executor: runs every notebook, keeps going past a failure, writes the HTML report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+
+from labkit import batch
+
+
+def notebook(path: Path, code: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("profile = 'quick'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, nbformat.v4.new_code_cell(code)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def test_batch_runs_all_notebooks_and_reports_failures(tmp_path: Path):
+    src, out = tmp_path / "notebooks", tmp_path / "build"
+    src.mkdir()
+    notebook(src / "00_ok.ipynb", "print('profile is', profile)")
+    notebook(src / "01_broken.ipynb", "raise RuntimeError('cluster unreachable')")
+    code = batch.main(["--notebooks", str(src), "--out", str(out), "--profile", "classroom"])
+    assert code == 1
+    report = json.loads((out / "report.json").read_text())
+    assert [(r["name"], r["ok"]) for r in report] == [("00_ok", True), ("01_broken", False)]
+    assert "cluster unreachable" in report[1]["error"]
+    executed = nbformat.read(out / "00_ok.ipynb", as_version=4)
+    assert "profile is classroom" in json.dumps(executed.cells[-1].outputs)
+    index = (out / "index.html").read_text()
+    assert "00_ok.html" in index and "FAILED" in index
+    assert (out / "00_ok.html").exists() and (out / "01_broken.html").exists()
+
+
+def test_batch_with_no_notebooks_says_so(tmp_path: Path, capsys):
+    assert batch.main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "b")]) == 1
+    assert "no notebooks to run" in capsys.readouterr().err

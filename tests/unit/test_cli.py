@@ -1,0 +1,78 @@
+"""The `labkit` command, run through its installed entry point as a student would run it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LABKIT = str(Path(sys.executable).with_name("labkit"))
+
+
+def labkit(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if home is not None:
+        env["LABKIT_HOME"] = str(home)
+    return subprocess.run([LABKIT, *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_help_lists_the_commands():
+    r = labkit("--help")
+    assert r.returncode == 0
+    for command in ("doctor", "up", "status", "down", "run"):
+        assert command in r.stdout
+
+
+def test_version():
+    r = labkit("--version")
+    assert r.returncode == 0 and r.stdout.startswith("labkit ")
+
+
+def test_doctor_reports_java_and_engine_choices():
+    r = labkit("doctor", "--json")
+    report = json.loads(r.stdout)
+    names = {c["name"] for c in report["checks"]}
+    assert {"Python", "JDK 17", "Maven", "Go", "Docker engine", "free ports"} <= names
+    assert set(report["engines"]) == {"cassandra", "mongodb", "couchbase"}
+    java_ok = next(c for c in report["checks"] if c["name"] == "JDK 17")["ok"]
+    assert r.returncode == (0 if java_ok else 1)
+    text = labkit("doctor")
+    assert "JDK 17" in text.stdout and "cassandra" in text.stdout
+
+
+def test_doctor_says_how_to_get_java_when_it_is_missing(tmp_path):
+    env = dict(os.environ, PATH=str(Path(sys.executable).parent), JAVA_HOME=str(tmp_path))
+    r = subprocess.run([LABKIT, "doctor"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 1
+    assert "install JDK 17" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["up", "oracle"], "unknown engine 'oracle'"),
+        (["up", "cassandra", "--provider", "cloud"], "unknown provider 'cloud'"),
+        (["run", "sharding"], "unknown pattern 'sharding'"),
+        (["run", "fan-out", "--engine", "redis"], "unknown engine 'redis'"),
+        (["run", "fan-out", "--threads", "0"], "threads must be at least 1"),
+        (["run", "fan-out", "--threads", "ten"], "START:STOP:STEP"),
+        (["run", "fan-out", "--operations", "0"], "operations must be at least 1"),
+        (["run", "fan-out", "--out", "r.xlsx"], ".csv or .parquet"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
+    r = labkit(*args, home=tmp_path)
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_status_and_down_with_nothing_running(tmp_path):
+    r = labkit("status", "--json", home=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout) == {"clusters": []}
+    r = labkit("down", home=tmp_path)
+    assert r.returncode == 0 and "nothing to stop" in r.stdout
