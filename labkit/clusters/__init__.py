@@ -11,7 +11,9 @@ import importlib
 from ..errors import ConfigError, NotAvailableError
 from .base import ENGINES, PROVIDERS, ClusterInfo
 
-IMPLEMENTED: dict[tuple[str, str], str] = {}
+IMPLEMENTED: dict[tuple[str, str], str] = {
+    ("cassandra", "local"): "labkit.clusters.local.cassandra:LocalCassandraCluster",
+}
 """(engine, provider) -> "module:Class" of the implementations this version ships."""
 
 

@@ -1,0 +1,1 @@
+"""The `local` provider: real server processes on loopback addresses, no Docker."""

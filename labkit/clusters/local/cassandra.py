@@ -1,0 +1,477 @@
+"""A real Apache Cassandra cluster as local JVMs on 127.0.0.1..127.0.0.N (ccm's Cluster/Node split).
+
+    with LocalCassandraCluster(nodes=3) as cluster:
+        session = cluster.session()
+
+State lives in `~/.cache/labkit/clusters/cassandra/` (cluster.json, one directory per node with its
+config, data, logs and pidfile). A start first reaps whatever an earlier crashed or interrupted labkit
+run left there; `labkit down` (or leaving the `with` block) stops every node by PID.
+"""
+
+from __future__ import annotations
+
+import atexit
+import datetime as _dt
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ...engines import cassandra as cql
+from ...errors import ConfigError, LabkitError
+from ..base import ClusterInfo
+from ..registry import clusters_dir
+from . import cassandra_install as install
+from . import processes
+from .cassandra_config import (
+    CQL_PORT,
+    FIRST_JMX_PORT,
+    STORAGE_PORT,
+    NodeSpec,
+    address_of,
+    dc_layout,
+    nodetool_command,
+    server_command,
+    split_largest_range,
+    tokens_for,
+    write_node_files,
+)
+
+MAX_NODES = 8
+NAME = "cassandra"
+
+
+def _port_open(address: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((address, port)) == 0
+
+
+def _port_holder(address: str, port: int) -> str:
+    import psutil
+
+    try:
+        for c in psutil.net_connections("tcp"):
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.laddr.ip in (address, "0.0.0.0", "::"):
+                name = psutil.Process(c.pid).name() if c.pid else "?"
+                return f"pid {c.pid} ({name})"
+    except Exception:
+        pass
+    return "another process"
+
+
+class CassandraNode:
+    """One node: its spec, its process, and the operations a fault-injection lesson needs."""
+
+    def __init__(self, cluster: "LocalCassandraCluster", spec: NodeSpec):
+        self.cluster = cluster
+        self.spec = spec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def address(self) -> str:
+        return self.spec.address
+
+    @property
+    def pidfile(self) -> Path:
+        return self.spec.path / "pid"
+
+    def process(self):
+        return processes.owned_process(self.pidfile, str(self.spec.path))
+
+    def is_running(self) -> bool:
+        return self.process() is not None
+
+    def is_serving(self) -> bool:
+        return self.is_running() and _port_open(self.address, CQL_PORT)
+
+    @property
+    def state(self) -> str:
+        if not self.is_running():
+            return "DOWN"
+        return "UP" if _port_open(self.address, CQL_PORT) else "STARTING"
+
+    def launch(self) -> None:
+        if self.is_running():
+            return
+        java = install.require_java17()
+        cmd = server_command(java, install.classpath(self.cluster.version), self.spec, install.MAIN_CLASS)
+        processes.spawn(cmd, cwd=self.spec.path, log=self.spec.path / "logs" / "stdout.log", pidfile=self.pidfile)
+
+    def log_tail(self, lines: int = 20) -> str:
+        out = []
+        for name in ("stdout.log", "system.log"):
+            p = self.spec.path / "logs" / name
+            if p.exists():
+                out.append(f"--- {p} ---\n" + "\n".join(p.read_text(errors="replace").splitlines()[-lines:]))
+        return "\n".join(out)
+
+    def kill(self) -> None:
+        """SIGKILL: the node vanishes as in a crash (no drain, no gossip goodbye)."""
+        proc = self.process()
+        if proc is not None:
+            processes.stop(proc, graceful=False)
+
+    def stop(self) -> None:
+        """SIGTERM and wait: Cassandra's shutdown hook announces the node's departure."""
+        proc = self.process()
+        if proc is not None:
+            processes.stop(proc, graceful=True)
+
+    def __repr__(self) -> str:
+        return f"<CassandraNode {self.name} {self.address} {self.spec.dc} {self.state}>"
+
+
+class LocalCassandraCluster:
+    """N real Cassandra nodes on loopback, optionally in two datacenters (GossipingPropertyFileSnitch)."""
+
+    provider = "local"
+    engine = "cassandra"
+
+    def __init__(self, nodes: int = 3, dcs: int = 1, version: str = install.DEFAULT_VERSION, startup_timeout: float | None = None, detached: bool = False):
+        if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
+            raise ConfigError(f"nodes must be a whole number from 1 to {MAX_NODES}; got {nodes!r}")
+        if dcs not in (1, 2):
+            raise ConfigError(f"dcs must be 1 or 2; got {dcs!r}")
+        if dcs == 2 and nodes < 2:
+            raise ConfigError("two datacenters need at least 2 nodes (one per datacenter)")
+        self.version = version
+        self.dcs = dcs
+        self.directory = clusters_dir() / NAME
+        self.startup_timeout = startup_timeout or 30 + 15 * nodes
+        self.detached = detached  # started by `labkit up`: survives the starting process
+        layout = dc_layout(nodes, dcs)
+        tokens = tokens_for(layout)
+        self.nodes = [
+            CassandraNode(self, NodeSpec(i, address_of(i), dc, "rack1", tokens[i - 1], FIRST_JMX_PORT + i - 1, str(self.directory / f"node{i}")))
+            for i, dc in zip(range(1, nodes + 1), layout)
+        ]
+        self._sessions: list[Any] = []
+        self._server_version: str | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> "LocalCassandraCluster":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> "LocalCassandraCluster":
+        """Install on first use, reap leftovers, start every node, wait until the cluster is ready."""
+        install.require_java17()
+        install.install(self.version)
+        reap(self.directory, wipe=True)
+        self._check_ports()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        seeds = [n.address for n in self.nodes]
+        for node in self.nodes:
+            write_node_files(node.spec, seeds, "labkit")
+        self._save_state()
+        _track(self)
+        for node in self.nodes:
+            node.launch()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _check_ports(self) -> None:
+        for node in self.nodes:
+            for port in (CQL_PORT, STORAGE_PORT, node.spec.jmx_port):
+                host = "127.0.0.1" if port == node.spec.jmx_port else node.address
+                if _port_open(host, port):
+                    raise LabkitError(
+                        f"port {host}:{port} (needed by {node.name}) is taken by {_port_holder(host, port)}. "
+                        "Stop that process (if it is a labkit cluster: `labkit down`) and start again."
+                    )
+
+    def _save_state(self) -> None:
+        state = {
+            "engine": self.engine,
+            "provider": self.provider,
+            "name": NAME,
+            "version": self.version,
+            "dcs": self.dcs,
+            "owner_pid": None if self.detached else os.getpid(),
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "nodes": [n.spec.__dict__ for n in self.nodes],
+        }
+        tmp = self.directory / "cluster.json.tmp"
+        tmp.write_text(json.dumps(state, indent=1))
+        os.replace(tmp, self.directory / "cluster.json")
+
+    def wait_ready(self, nodes: list[CassandraNode] | None = None, timeout: float | None = None) -> None:
+        """Ready means: every CQL port answers, every node lists all the others in system.peers_v2, and
+        all report one schema version (an open port alone is not enough: DDL then fails)."""
+        nodes = nodes or [n for n in self.nodes if n.is_running()]
+        timeout = timeout or self.startup_timeout
+        deadline = time.monotonic() + timeout
+
+        def ports_open() -> bool:
+            for n in nodes:
+                if not n.is_running():
+                    raise LabkitError(f"Cassandra {n.name} ({n.address}) exited during start-up:\n{n.log_tail()}")
+            return all(_port_open(n.address, CQL_PORT) for n in nodes)
+
+        processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
+        expected = len(self.live_nodes()) - 1
+        session = cql.connect([n.address for n in nodes])
+        try:
+            def converged() -> bool:
+                versions = set()
+                for host in session.cluster.metadata.all_hosts():
+                    if host.address not in {n.address for n in nodes}:
+                        continue
+                    try:
+                        peers = list(session.execute("SELECT peer FROM system.peers_v2", host=host))
+                        local = session.execute("SELECT schema_version FROM system.local", host=host).one()
+                    except Exception:
+                        return False
+                    if len(peers) < expected:
+                        return False
+                    versions.add(local.schema_version)
+                return len(versions) == 1
+
+            processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.5, what="every node to see its peers and agree on the schema")
+            self._server_version = cql.server_version(session)
+        finally:
+            session.cluster.shutdown()
+
+    def live_nodes(self) -> list[CassandraNode]:
+        return [n for n in self.nodes if n.is_running()]
+
+    def stop(self, graceful: bool = False) -> None:
+        """Stop every node by PID (SIGKILL by default: a throwaway lab cluster needs no drain)."""
+        for s in self._sessions:
+            try:
+                s.cluster.shutdown()
+            except Exception:
+                pass
+        self._sessions.clear()
+        for node in self.nodes:
+            node.stop() if graceful else node.kill()
+        reap(self.directory)
+        _untrack(self)
+
+    # ---- what notebooks use ----------------------------------------------------------------------
+
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(engine="cassandra", server_version=self.server_version, provider="local", nodes=len(self.live_nodes()) or len(self.nodes))
+
+    @property
+    def server_version(self) -> str:
+        if self._server_version is None:
+            session = cql.connect([n.address for n in self.live_nodes()])
+            try:
+                self._server_version = cql.server_version(session)
+            finally:
+                session.cluster.shutdown()
+        return self._server_version
+
+    @property
+    def addresses(self) -> list[str]:
+        return [n.address for n in self.nodes]
+
+    def datacenters(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for n in self.nodes:
+            out.setdefault(n.spec.dc, []).append(n.address)
+        return out
+
+    def session(self, dc: str | None = None, keyspace: str | None = None):
+        """A cassandra-driver Session balancing over all nodes, or over datacenter `dc` only."""
+        if dc is not None and dc not in self.datacenters():
+            raise ConfigError(f"unknown datacenter {dc!r}: this cluster has {', '.join(self.datacenters())}")
+        contact = self.datacenters()[dc] if dc else self.addresses
+        s = cql.connect(contact, dc=dc, keyspace=keyspace)
+        self._sessions.append(s)
+        return s
+
+    def trace(self, statement: Any, params: Any = None, consistency: int | None = None, session=None) -> cql.TraceReport:
+        """Run one query with tracing and report which nodes served it."""
+        from cassandra import ConsistencyLevel
+
+        s = session or (self._sessions[0] if self._sessions else self.session())
+        return cql.trace(s, statement, params, consistency if consistency is not None else ConsistencyLevel.ONE)
+
+    def node(self, which: int | str) -> CassandraNode:
+        for n in self.nodes:
+            if which in (n.spec.index, n.name, n.address):
+                return n
+        raise ConfigError(f"no node {which!r} in this cluster (nodes: {', '.join(n.name for n in self.nodes)})")
+
+    def nodetool(self, which: int | str, *args: str, timeout: float = 120) -> str:
+        """Run nodetool against one node over JMX, with the cluster's own jars."""
+        node = self.node(which)
+        java = install.require_java17()
+        cmd = nodetool_command(java, install.classpath(self.version), node.spec, install.NODETOOL_CLASS, list(args))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0:
+            raise LabkitError(f"nodetool {' '.join(args)} on {node.name} failed:\n{(proc.stdout + proc.stderr).strip()[-2000:]}")
+        return proc.stdout
+
+    def kill_node(self, which: int | str) -> CassandraNode:
+        node = self.node(which)
+        node.kill()
+        return node
+
+    def stop_node(self, which: int | str) -> CassandraNode:
+        node = self.node(which)
+        node.stop()
+        return node
+
+    def restart_node(self, which: int | str) -> CassandraNode:
+        """Start a stopped or killed node again with its data, and wait until the others see it."""
+        node = self.node(which)
+        node.kill()
+        node.spec.bootstrap = False
+        write_node_files(node.spec, self.addresses, "labkit")
+        node.launch()
+        self.wait_ready(self.live_nodes())
+        return node
+
+    def add_node(self, dc: str = "dc1") -> CassandraNode:
+        """Bootstrap a new node into `dc` at the middle of that datacenter's largest token range."""
+        if len(self.nodes) >= MAX_NODES:
+            raise ConfigError(f"this lab runs at most {MAX_NODES} local nodes")
+        if dc not in self.datacenters():
+            raise ConfigError(f"unknown datacenter {dc!r}: this cluster has {', '.join(self.datacenters())}")
+        index = max(n.spec.index for n in self.nodes) + 1
+        token = split_largest_range([n.spec.token for n in self.nodes if n.spec.dc == dc])
+        spec = NodeSpec(index, address_of(index), dc, "rack1", token, FIRST_JMX_PORT + index - 1, str(self.directory / f"node{index}"), bootstrap=True)
+        node = CassandraNode(self, spec)
+        write_node_files(spec, self.addresses, "labkit")
+        self.nodes.append(node)
+        self._save_state()
+        node.launch()
+        self.wait_ready(self.live_nodes(), timeout=self.startup_timeout + 60)
+        return node
+
+    def decommission(self, which: int | str) -> None:
+        """Stream the node's data to the others, remove it from the ring, stop its process."""
+        node = self.node(which)
+        self.nodetool(node.name, "decommission", timeout=600)
+        node.kill()
+        self.nodes.remove(node)
+        shutil.rmtree(node.spec.path, ignore_errors=True)
+        self._save_state()
+
+    def status(self) -> dict[str, Any]:
+        return describe(self.directory)
+
+    # ---- CLI and registry hooks ------------------------------------------------------------------
+
+    @classmethod
+    def provision(cls) -> str:
+        install.require_java17()
+        path = install.install()
+        return f"Apache Cassandra {install.DEFAULT_VERSION} jars ready in {path}"
+
+    @classmethod
+    def start_from_cli(cls, nodes: int, dcs: int) -> "LocalCassandraCluster":
+        return cls(nodes=nodes, dcs=dcs, detached=True).start()
+
+    @classmethod
+    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
+        return describe(directory)
+
+    @classmethod
+    def stop_state_dir(cls, directory: Path) -> None:
+        reap(directory)
+
+
+def describe(directory: Path) -> dict[str, Any]:
+    """Status of the cluster stored in `directory`, from its state file and live processes."""
+    state = json.loads((directory / "cluster.json").read_text())
+    nodes = []
+    for spec in state["nodes"]:
+        node = CassandraNode(_Placeholder(state["version"]), NodeSpec(**spec))  # type: ignore[arg-type]
+        proc = node.process()
+        nodes.append({"name": node.name, "address": node.address, "dc": spec["dc"], "state": node.state, "pid": proc.pid if proc else None})
+    version = state["version"]
+    up = [n["address"] for n in nodes if n["state"] == "UP"]
+    if up:
+        try:
+            s = cql.connect(up, connect_timeout=3)
+            version = cql.server_version(s)
+            s.cluster.shutdown()
+        except LabkitError:
+            pass
+    return {"name": state["name"], "engine": "cassandra", "provider": "local", "server_version": version, "dcs": state["dcs"], "owner_pid": state.get("owner_pid"), "nodes": nodes}
+
+
+class _Placeholder:
+    def __init__(self, version: str):
+        self.version = version
+
+
+def reap(directory: Path, wipe: bool = False) -> list[int]:
+    """Kill every process labkit started under `directory` (pidfile or not), then forget the state.
+
+    The cluster.json goes, so status and down no longer list a cluster that is not there; node
+    directories (data, logs) stay for a look at what happened, until a new start wipes them."""
+    killed = []
+    for proc in processes.processes_under(directory):
+        killed.append(proc.pid)
+        processes.stop(proc, graceful=False)
+    state = directory / "cluster.json"
+    if state.exists():
+        state.unlink()
+    if wipe and directory.exists():
+        for node_dir in directory.glob("node*"):
+            shutil.rmtree(node_dir, ignore_errors=True)
+    return killed
+
+
+# ---- stop what this process started, even on the way out ------------------------------------------
+
+_started: list[LocalCassandraCluster] = []
+_lock = threading.Lock()
+_handlers_installed = False
+
+
+def _track(cluster: LocalCassandraCluster) -> None:
+    global _handlers_installed
+    with _lock:
+        if cluster.detached:
+            return
+        _started.append(cluster)
+        if not _handlers_installed:
+            atexit.register(_stop_started)
+            if threading.current_thread() is threading.main_thread():
+                previous = signal.getsignal(signal.SIGTERM)
+
+                def on_term(signum, frame):
+                    _stop_started()
+                    if callable(previous):
+                        previous(signum, frame)
+                    raise SystemExit(128 + signum)
+
+                signal.signal(signal.SIGTERM, on_term)
+            _handlers_installed = True
+
+
+def _untrack(cluster: LocalCassandraCluster) -> None:
+    with _lock:
+        if cluster in _started:
+            _started.remove(cluster)
+
+
+def _stop_started() -> None:
+    for cluster in list(_started):
+        try:
+            cluster.stop()
+        except Exception:
+            pass

@@ -1,0 +1,79 @@
+"""Server processes labkit starts: tracked by pidfile, stopped by PID, found again after a crash.
+
+A process belongs to labkit when its command line contains the directory labkit created for it; that
+is how a later start tells its own orphans from anybody else's JVMs (never by name: no pkill/killall).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+
+
+def spawn(cmd: list[str], *, cwd: Path, log: Path, pidfile: Path, env: dict[str, str] | None = None) -> int:
+    """Start a detached server process (own session, so a Ctrl-C in a notebook does not hit it)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
+        )
+    pidfile.write_text(str(proc.pid))
+    return proc.pid
+
+
+def owned_process(pidfile: Path, marker: str) -> psutil.Process | None:
+    """The live process named by `pidfile`, if its command line still contains `marker` (not a reused PID)."""
+    try:
+        pid = int(pidfile.read_text().strip())
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return proc if marker in " ".join(proc.cmdline()) else None
+    except (FileNotFoundError, ValueError, psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+def processes_under(directory: Path) -> list[psutil.Process]:
+    """Every live process whose command line mentions `directory`: what labkit started there."""
+    marker = str(directory)
+    found = []
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        try:
+            if proc.pid != os.getpid() and marker in " ".join(proc.info["cmdline"] or []):
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return found
+
+
+def stop(proc: psutil.Process, *, graceful: bool, timeout: float = 30.0) -> None:
+    """SIGTERM and wait (graceful), else SIGKILL; SIGKILL anyway if it outlives the timeout."""
+    try:
+        if graceful:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+                return
+            except psutil.TimeoutExpired:
+                pass
+        proc.kill()
+        proc.wait(10)
+    except psutil.NoSuchProcess:
+        pass
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.25, what: str = "condition") -> None:
+    """Poll `predicate` until true; TimeoutError naming `what` otherwise."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)

@@ -1,0 +1,108 @@
+"""Cassandra through the DataStax Python driver: sessions, keyspaces, schema agreement, query traces.
+
+Pattern code gets a plain `cassandra.cluster.Session`; this module only saves it the ceremony.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from cassandra import ConsistencyLevel
+from cassandra.cluster import Cluster, Session
+from cassandra.policies import DCAwareRoundRobinPolicy, RoundRobinPolicy, TokenAwarePolicy
+from cassandra.query import SimpleStatement
+
+from ..errors import LabkitError
+
+SYSTEM_KEYSPACES = {"system", "system_auth", "system_distributed", "system_schema", "system_traces", "system_views", "system_virtual_schema"}
+PROTOCOL_VERSION = 5
+
+
+def connect(addresses: Sequence[str], *, dc: str | None = None, keyspace: str | None = None, port: int = 9042, connect_timeout: float = 10) -> Session:
+    """A Session that balances over every node (token-aware), or over one datacenter's nodes only."""
+    child = DCAwareRoundRobinPolicy(local_dc=dc, used_hosts_per_remote_dc=0) if dc else RoundRobinPolicy()
+    cluster = Cluster(
+        contact_points=list(addresses),
+        port=port,
+        protocol_version=PROTOCOL_VERSION,
+        load_balancing_policy=TokenAwarePolicy(child),
+        connect_timeout=connect_timeout,
+        control_connection_timeout=connect_timeout,
+    )
+    try:
+        return cluster.connect(keyspace)
+    except Exception as exc:
+        cluster.shutdown()
+        raise LabkitError(
+            f"cannot reach Cassandra at {', '.join(addresses)}:{port} ({type(exc).__name__}: {exc}). "
+            "Is the cluster up? `labkit status` shows it; `labkit up cassandra` starts one."
+        ) from exc
+
+
+def server_version(session: Session) -> str:
+    return session.execute("SELECT release_version FROM system.local").one().release_version
+
+
+def wait_for_schema_agreement(session: Session, timeout: float = 60) -> None:
+    if not session.cluster.control_connection.wait_for_schema_agreement(wait_time=timeout):
+        raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+
+
+def execute_ddl(session: Session, statement: str) -> None:
+    """Run a schema change and wait until every node has it (DDL on a lagging node fails otherwise)."""
+    session.execute(SimpleStatement(statement, consistency_level=ConsistencyLevel.ALL), timeout=60)
+    wait_for_schema_agreement(session)
+
+
+def create_keyspace(session: Session, name: str, replication: int | dict[str, int]) -> None:
+    """SimpleStrategy with an int RF, NetworkTopologyStrategy with {dc: rf}."""
+    if isinstance(replication, int):
+        repl = f"{{'class': 'SimpleStrategy', 'replication_factor': {replication}}}"
+    else:
+        inner = ", ".join(f"'{dc}': {rf}" for dc, rf in replication.items())
+        repl = f"{{'class': 'NetworkTopologyStrategy', {inner}}}"
+    execute_ddl(session, f"CREATE KEYSPACE IF NOT EXISTS {name} WITH replication = {repl}")
+
+
+def reset(session: Session) -> list[str]:
+    """Drop every user keyspace (what a clean run starts from); return their names."""
+    names = [r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")]
+    dropped = [n for n in names if n not in SYSTEM_KEYSPACES]
+    for n in dropped:
+        execute_ddl(session, f"DROP KEYSPACE IF EXISTS {n}")
+    return dropped
+
+
+@dataclass
+class TraceReport:
+    """Which nodes served one query, from Cassandra's own trace (system_traces)."""
+
+    coordinator: str
+    nodes: list[str]  # every node that recorded an event: coordinator plus replicas contacted
+    events: int
+    duration_us: int
+    rows: int
+    activities: list[tuple[str, str]] = field(default_factory=list, repr=False)  # (source, activity)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.nodes)
+
+
+def trace(session: Session, statement: str | Any, params: Any = None, consistency: int = ConsistencyLevel.ONE) -> TraceReport:
+    """Execute with tracing on and report the coordinator and every node that took part."""
+    stmt = SimpleStatement(statement, consistency_level=consistency) if isinstance(statement, str) else statement
+    result = session.execute(stmt, params, trace=True)
+    rows = len(result.current_rows)
+    tr = result.get_query_trace(max_wait=10)
+    activities = [(str(e.source), e.description) for e in tr.events]
+    nodes = sorted({str(tr.coordinator), *(src for src, _ in activities)}, key=lambda a: tuple(int(p) for p in a.split(".")))
+    return TraceReport(
+        coordinator=str(tr.coordinator),
+        nodes=nodes,
+        events=len(activities),
+        duration_us=int(tr.duration.total_seconds() * 1e6) if tr.duration else 0,
+        rows=rows,
+        activities=activities,
+    )
