@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from cassandra import ConsistencyLevel
-from cassandra.cluster import Cluster, Session
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, Session
 from cassandra.policies import DCAwareRoundRobinPolicy, RoundRobinPolicy, TokenAwarePolicy
 from cassandra.query import SimpleStatement
 
@@ -26,7 +26,7 @@ def connect(addresses: Sequence[str], *, dc: str | None = None, keyspace: str | 
         contact_points=list(addresses),
         port=port,
         protocol_version=PROTOCOL_VERSION,
-        load_balancing_policy=TokenAwarePolicy(child),
+        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=TokenAwarePolicy(child), request_timeout=30)},
         connect_timeout=connect_timeout,
         control_connection_timeout=connect_timeout,
     )
@@ -95,7 +95,7 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
     stmt = SimpleStatement(statement, consistency_level=consistency) if isinstance(statement, str) else statement
     result = session.execute(stmt, params, trace=True)
     rows = len(result.current_rows)
-    tr = result.get_query_trace(max_wait=10)
+    tr = result.get_query_trace(max_wait_sec=10)
     activities = [(str(e.source), e.description) for e in tr.events]
     nodes = sorted({str(tr.coordinator), *(src for src, _ in activities)}, key=lambda a: tuple(int(p) for p in a.split(".")))
     return TraceReport(

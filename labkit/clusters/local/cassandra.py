@@ -187,15 +187,19 @@ class LocalCassandraCluster:
             raise
         return self
 
-    def _check_ports(self) -> None:
+    def _check_ports(self, grace: float = 15.0) -> None:
+        """Every port a node needs must be free; a just-killed JVM may hold them a moment longer."""
+        deadline = time.monotonic() + grace
         for node in self.nodes:
             for port in (CQL_PORT, STORAGE_PORT, node.spec.jmx_port):
                 host = "127.0.0.1" if port == node.spec.jmx_port else node.address
-                if _port_open(host, port):
-                    raise LabkitError(
-                        f"port {host}:{port} (needed by {node.name}) is taken by {_port_holder(host, port)}. "
-                        "Stop that process (if it is a labkit cluster: `labkit down`) and start again."
-                    )
+                while _port_open(host, port):
+                    if time.monotonic() > deadline:
+                        raise LabkitError(
+                            f"port {host}:{port} (needed by {node.name}) is taken by {_port_holder(host, port)}. "
+                            "Stop that process (if it is a labkit cluster: `labkit down`) and start again."
+                        )
+                    time.sleep(0.25)
 
     def _save_state(self) -> None:
         state = {

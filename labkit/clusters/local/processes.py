@@ -52,20 +52,42 @@ def processes_under(directory: Path) -> list[psutil.Process]:
     return found
 
 
+def _gone(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() == psutil.STATUS_ZOMBIE  # dead; only its parent's wait() is missing
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _wait_gone(proc: psutil.Process, timeout: float) -> bool:
+    try:
+        proc.wait(0)  # reaps it when it is our own child
+    except (psutil.TimeoutExpired, psutil.NoSuchProcess, ChildProcessError):
+        pass
+    deadline = time.monotonic() + timeout
+    while not _gone(proc):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+        try:
+            proc.wait(0)
+        except (psutil.TimeoutExpired, psutil.NoSuchProcess, ChildProcessError):
+            pass
+    return True
+
+
 def stop(proc: psutil.Process, *, graceful: bool, timeout: float = 30.0) -> None:
     """SIGTERM and wait (graceful), else SIGKILL; SIGKILL anyway if it outlives the timeout."""
     try:
         if graceful:
             proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout)
+            if _wait_gone(proc, timeout):
                 return
-            except psutil.TimeoutExpired:
-                pass
         proc.kill()
-        proc.wait(10)
     except psutil.NoSuchProcess:
-        pass
+        return
+    if not _wait_gone(proc, 15):
+        raise TimeoutError(f"process {proc.pid} did not exit after SIGKILL")
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.25, what: str = "condition") -> None:

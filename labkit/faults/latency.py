@@ -1,0 +1,125 @@
+"""WAN latency between a client and a node through toxiproxy, built on first use from the Go proxy.
+
+The toxiproxy server runs on 127.0.0.1:8474 (pidfile in the labkit cache); each proxy listens on a
+loopback port and forwards to one node's CQL port, with a `latency` toxic on the way back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from ..clusters.local import processes
+from ..clusters.registry import labkit_home
+from ..errors import LabkitError, NotAvailableError
+
+VERSION = "2.12.0"
+API_PORT = 8474
+
+
+def binary_path() -> Path:
+    return labkit_home() / "toxiproxy" / VERSION / "server"
+
+
+def install() -> Path:
+    """`go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0` into the cache (once)."""
+    target = binary_path()
+    if target.exists():
+        return target
+    go = shutil.which("go")
+    if go is None:
+        raise NotAvailableError("latency faults need toxiproxy, which labkit builds with Go: install Go 1.22+ (apt-get install golang) and try again")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, GOBIN=str(target.parent))
+    proc = subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
+    if proc.returncode != 0 or not target.exists():
+        raise NotAvailableError(f"building toxiproxy {VERSION} failed (is proxy.golang.org reachable?):\n{proc.stderr[-2000:]}")
+    return target
+
+
+class Toxiproxy:
+    """A toxiproxy server labkit started: create proxies to nodes and set their latency."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = API_PORT):
+        self.host, self.port = host, port
+        self.directory = labkit_home() / "toxiproxy" / "run"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> "Toxiproxy":
+        binary = install()
+        self.stop()  # reap one an earlier run left
+        self.directory.mkdir(parents=True, exist_ok=True)
+        processes.spawn(
+            [str(binary), "-host", self.host, "-port", str(self.port), "-proxy-metrics=false", "-runtime-metrics=false"],
+            cwd=self.directory,
+            log=self.directory / "toxiproxy.log",
+            pidfile=self.directory / "pid",
+        )
+        processes.wait_until(self._answers, 15, what="toxiproxy's HTTP API")
+        return self
+
+    def stop(self) -> None:
+        for proc in processes.processes_under(self.directory.parent):
+            processes.stop(proc, graceful=False)
+        proc = processes.owned_process(self.directory / "pid", str(binary_path()))
+        if proc is not None:
+            processes.stop(proc, graceful=False)
+
+    def __enter__(self) -> "Toxiproxy":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _answers(self) -> bool:
+        try:
+            self._call("GET", "/version")
+            return True
+        except (urllib.error.URLError, ConnectionError, OSError):
+            return False
+
+    def _call(self, method: str, path: str, body: dict | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                text = resp.read().decode()
+        except urllib.error.HTTPError as exc:
+            raise LabkitError(f"toxiproxy {method} {path} failed: {exc.code} {exc.read().decode(errors='replace')}") from exc
+        try:
+            return json.loads(text) if text else None
+        except json.JSONDecodeError:
+            return text
+
+    def proxy(self, name: str, listen: str, upstream: str) -> dict:
+        """Create (or replace) proxy `name`: clients connect to `listen`, traffic goes to `upstream`."""
+        try:
+            self._call("DELETE", f"/proxies/{name}")
+        except LabkitError:
+            pass
+        return self._call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream, "enabled": True})
+
+    def set_latency(self, name: str, latency_ms: float, jitter_ms: float = 0, stream: str = "downstream") -> None:
+        """Delay every chunk of data on proxy `name` by `latency_ms` (the toxic is replaced if present)."""
+        try:
+            self._call("DELETE", f"/proxies/{name}/toxics/latency")
+        except LabkitError:
+            pass
+        if latency_ms > 0:
+            self._call(
+                "POST",
+                f"/proxies/{name}/toxics",
+                {"name": "latency", "type": "latency", "stream": stream, "toxicity": 1.0, "attributes": {"latency": int(latency_ms), "jitter": int(jitter_ms)}},
+            )
+
+    def proxies(self) -> dict:
+        return self._call("GET", "/proxies")

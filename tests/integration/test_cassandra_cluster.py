@@ -1,0 +1,168 @@
+"""A real local Cassandra cluster: start, replication and consistency, node failure, reaping, down."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from cassandra import ConsistencyLevel, Unavailable, ReadTimeout, WriteTimeout
+from cassandra.cluster import NoHostAvailable
+from cassandra.query import SimpleStatement
+
+from conftest import labkit_jvms
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.engines import cassandra as cql
+
+FAILED = (Unavailable, ReadTimeout, WriteTimeout, NoHostAvailable)
+
+
+def test_orphan_of_a_killed_run_is_reaped_by_the_next_start():
+    # a python process starts a 1-node cluster, then dies by SIGKILL: its JVM is left behind
+    script = textwrap.dedent(
+        """
+        import time
+        from labkit.clusters.local.cassandra import LocalCassandraCluster
+        c = LocalCassandraCluster(nodes=1).start()
+        print(c.nodes[0].process().pid, flush=True)
+        time.sleep(600)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        orphan_pid = int(proc.stdout.readline())
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert [p.pid for p in labkit_jvms()] == [orphan_pid]  # the orphan is really there
+
+    with LocalCassandraCluster(nodes=1) as cluster:
+        assert orphan_pid not in [p.pid for p in labkit_jvms()]
+        assert len(labkit_jvms()) == 1
+        session = cluster.session()
+        assert cql.server_version(session).startswith("5.0")
+        assert cluster.info().nodes == 1
+    assert labkit_jvms() == []
+
+
+@pytest.fixture(scope="module")
+def three_nodes():
+    with LocalCassandraCluster(nodes=3) as cluster:
+        yield cluster
+
+
+def test_three_nodes_see_each_other(three_nodes):
+    status = three_nodes.status()
+    assert [n["state"] for n in status["nodes"]] == ["UP", "UP", "UP"]
+    assert [n["address"] for n in status["nodes"]] == ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+    out = three_nodes.nodetool(1, "status")
+    assert out.count("UN ") == 3, out
+
+
+@pytest.fixture(scope="module")
+def rf2(three_nodes):
+    """Keyspace it_rf2 (RF=2) with 1000 rows written at QUORUM."""
+    session = three_nodes.session()
+    cql.create_keyspace(session, "it_rf2", 2)
+    cql.execute_ddl(session, "CREATE TABLE IF NOT EXISTS it_rf2.kv (k int PRIMARY KEY, v text)")
+    insert = session.prepare("INSERT INTO it_rf2.kv (k, v) VALUES (?, ?)")
+    insert.consistency_level = ConsistencyLevel.QUORUM
+    for k in range(1000):
+        session.execute(insert, (k, f"value-{k}"))
+    return session
+
+
+def test_rf2_quorum_writes_and_reads_back_exactly(rf2):
+    session = rf2
+    select = session.prepare("SELECT v FROM it_rf2.kv WHERE k = ?")
+    select.consistency_level = ConsistencyLevel.QUORUM
+    values = {k: session.execute(select, (k,)).one().v for k in range(1000)}
+    assert values == {k: f"value-{k}" for k in range(1000)}
+    count = session.execute(SimpleStatement("SELECT count(*) FROM it_rf2.kv", consistency_level=ConsistencyLevel.QUORUM)).one()[0]
+    assert count == 1000
+
+
+def test_trace_names_the_nodes_that_served_a_query(three_nodes, rf2):
+    session = rf2
+    report = three_nodes.trace("SELECT v FROM it_rf2.kv WHERE k = 7", consistency=ConsistencyLevel.ALL, session=session)
+    assert report.rows == 1
+    assert report.coordinator in three_nodes.addresses
+    assert len(set(report.nodes) - {report.coordinator}) >= 1  # RF=2 at ALL: the other replica took part
+    assert set(report.nodes) <= set(three_nodes.addresses)
+
+
+def test_killed_node_fails_quorum_for_its_ranges_but_not_one_and_restart_recovers(three_nodes, rf2):
+    session = rf2
+    meta = session.cluster.metadata
+    victim = three_nodes.node(3)
+    keys = list(range(200))
+
+    def replicas(k):
+        routing = session.prepare("SELECT v FROM it_rf2.kv WHERE k = ?").bind((k,)).routing_key
+        return {h.address for h in meta.get_replicas("it_rf2", routing)}
+
+    affected = [k for k in keys if victim.address in replicas(k)][:15]
+    unaffected = [k for k in keys if victim.address not in replicas(k)][:15]
+    assert affected and unaffected
+
+    quorum = session.prepare("SELECT v FROM it_rf2.kv WHERE k = ?")
+    quorum.consistency_level = ConsistencyLevel.QUORUM
+    one = session.prepare("SELECT v FROM it_rf2.kv WHERE k = ?")
+    one.consistency_level = ConsistencyLevel.ONE
+
+    three_nodes.kill_node(3)
+    assert not victim.is_running()
+
+    deadline = time.monotonic() + 60  # until gossip convicts the node, QUORUM may time out instead
+    while True:
+        try:
+            session.execute(quorum, (affected[0],))
+        except FAILED:
+            break
+        assert time.monotonic() < deadline, "QUORUM kept succeeding with a replica dead"
+        time.sleep(1)
+
+    for k in affected:
+        with pytest.raises(FAILED):
+            session.execute(quorum, (k,))
+        assert session.execute(one, (k,)).one().v == f"value-{k}"
+    for k in unaffected:
+        assert session.execute(quorum, (k,)).one().v == f"value-{k}"
+
+    three_nodes.restart_node(3)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            got = [session.execute(quorum, (k,)).one().v for k in affected]
+            break
+        except FAILED:
+            assert time.monotonic() < deadline, "QUORUM did not recover after the restart"
+            time.sleep(1)
+    assert got == [f"value-{k}" for k in affected]
+
+
+def test_labkit_up_status_down_leave_no_jvm(tmp_path):
+    # the module's 3-node cluster is stopped by now (fixture scope ends after the last test using it)
+    labkit = str(Path(sys.executable).with_name("labkit"))
+    up = subprocess.run([labkit, "up", "cassandra", "--nodes", "2"], capture_output=True, text=True, timeout=300)
+    assert up.returncode == 0, up.stderr
+    try:
+        import json
+
+        status = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
+        clusters = json.loads(status.stdout)["clusters"]
+        assert len(clusters) == 1 and clusters[0]["server_version"].startswith("5.0")
+        assert [(n["address"], n["state"]) for n in clusters[0]["nodes"]] == [("127.0.0.1", "UP"), ("127.0.0.2", "UP")]
+        assert len(labkit_jvms()) == 2
+    finally:
+        down = subprocess.run([labkit, "down"], capture_output=True, text=True, timeout=120)
+    assert down.returncode == 0 and "stopped: cassandra" in down.stdout
+    assert labkit_jvms() == []
+    again = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
+    assert json.loads(again.stdout) == {"clusters": []}
