@@ -1,0 +1,96 @@
+"""Faults on a real two-datacenter cluster: a partition hides writes across DCs until heal + repair;
+toxiproxy adds the latency it was asked for."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+from cassandra import ConsistencyLevel
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.connection import DefaultEndPoint
+from cassandra.policies import HostFilterPolicy, RoundRobinPolicy
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.engines import cassandra as cql
+from labkit.faults import Toxiproxy, heal_all, partition
+from labkit.faults.partition import rules
+
+
+@pytest.fixture(scope="module")
+def two_dcs():
+    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
+        yield cluster
+    heal_all()
+
+
+def test_nodes_are_split_into_two_datacenters(two_dcs):
+    assert two_dcs.datacenters() == {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
+    session = two_dcs.session()
+    dcs = {row.data_center for row in session.execute("SELECT data_center FROM system.peers_v2")}
+    assert dcs == {"dc2"}  # node1 (dc1) sees its peer in dc2
+    assert session.execute("SELECT data_center FROM system.local").one().data_center in {"dc1", "dc2"}
+
+
+def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
+    s1 = two_dcs.session(dc="dc1")
+    s2 = two_dcs.session(dc="dc2")
+    cql.create_keyspace(s1, "it_geo", {"dc1": 1, "dc2": 1})
+    cql.execute_ddl(s1, "CREATE TABLE IF NOT EXISTS it_geo.users (id int PRIMARY KEY, name text)")
+    write = s1.prepare("INSERT INTO it_geo.users (id, name) VALUES (?, ?)")
+    write.consistency_level = ConsistencyLevel.LOCAL_ONE
+    read = s2.prepare("SELECT name FROM it_geo.users WHERE id = ?")
+    read.consistency_level = ConsistencyLevel.LOCAL_ONE
+
+    s1.execute(write, (1, "before"))
+    deadline = time.monotonic() + 10
+    while s2.execute(read, (1,)).one() is None:  # replicated normally before the cut
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+
+    with partition(two_dcs.datacenters()["dc1"], two_dcs.datacenters()["dc2"]):
+        assert len(rules()) == 2
+        s1.execute(write, (2, "during"))
+        time.sleep(3)
+        assert s2.execute(read, (2,)).one() is None  # not visible in dc2 while cut off
+    assert rules() == []
+
+    # hints may deliver it after the heal; repair makes sure of it
+    two_dcs.nodetool(1, "repair", "it_geo")
+    deadline = time.monotonic() + 60
+    while (row := s2.execute(read, (2,)).one()) is None:
+        assert time.monotonic() < deadline, "the write never reached dc2 after heal and repair"
+        time.sleep(0.5)
+    assert row.name == "during"
+
+
+def test_toxiproxy_adds_the_configured_latency(two_dcs):
+    node = two_dcs.node(1)
+    with Toxiproxy() as toxi:
+        toxi.proxy("node1", listen="127.0.0.1:19042", upstream=f"{node.address}:9042")
+        proxy_end = DefaultEndPoint("127.0.0.1", 19042)
+        only_proxy = HostFilterPolicy(RoundRobinPolicy(), predicate=lambda host: host.endpoint == proxy_end)
+        cluster = Cluster(
+            contact_points=[proxy_end],
+            protocol_version=5,
+            execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy)},
+        )
+        session = cluster.connect()
+        try:
+            def median_ms(n=15):
+                samples = []
+                for _ in range(n):
+                    t0 = time.perf_counter()
+                    session.execute("SELECT release_version FROM system.local")
+                    samples.append((time.perf_counter() - t0) * 1000)
+                return statistics.median(samples)
+
+            base = median_ms()
+            toxi.set_latency("node1", 50)
+            delayed = median_ms()
+            assert delayed - base == pytest.approx(50, rel=0.2)
+            toxi.set_latency("node1", 0)
+            assert median_ms() < base + 10
+        finally:
+            cluster.shutdown()
