@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: run test unit lab venv provision clean bench
+.PHONY: run test unit lab venv provision system-deps clean bench
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
@@ -24,7 +24,7 @@ provision: venv
 	$(VENV)/bin/labkit provision
 
 ## run: the main job. Executes notebooks/ with papermill into build/ and writes build/index.html
-run: provision
+run: provision system-deps
 	$(PY) -m labkit.batch --profile $(PROFILE) --notebooks notebooks --out build
 
 ## test: everything CI runs (unit, integration on real servers, notebooks under nbval)

@@ -128,6 +128,7 @@ def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
         check_tool("Maven", ["mvn", "-v"], "resolves Cassandra's jars from Maven Central", "apt-get install maven"),
         check_tool("Go", ["go", "version"], "builds toxiproxy for latency faults", "install Go 1.22+ (https://go.dev/dl or apt-get install golang)"),
     ]
+    checks.append(check_tool("iptables", ["iptables", "-V"], "network partitions between local datacenters (root)", "apt-get install iptables"))
     docker_ok, docker_detail = docker_engine_usable()
     checks.append(Check("Docker engine", docker_ok, docker_detail, "" if docker_ok else "only needed for the compose provider"))
     checks.append(check_ports())

@@ -40,9 +40,13 @@ def running_clusters() -> list[dict[str, Any]]:
 
 
 def stop_all() -> list[str]:
-    """Stop every cluster with a state directory; return their names."""
+    """Stop every cluster with a state directory (and heal partitions, stop toxiproxy); return their names."""
     from . import provider_for
 
+    from ..faults import Toxiproxy, heal_all
+
+    heal_all()  # a partition left by a crashed lesson would confuse the next cluster
+    Toxiproxy().stop()
     stopped = []
     for state in _state_files():
         meta = json.loads(state.read_text())

@@ -13,14 +13,16 @@ from ..runner import RunResult, run, validate
 from .metadata import run_metadata
 from .store import ResultsStore
 
-APPROACH_KINDS = ("naive", "pattern")
+APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outside any pattern
 
 
 def check_approach(name: str) -> None:
     """Approaches are 'naive' or 'pattern', optionally with a variant: 'naive/sai'."""
     kind = name.split("/", 1)[0]
     if kind not in APPROACH_KINDS or name.endswith("/"):
-        raise ConfigError(f"approach {name!r} must be 'naive' or 'pattern', optionally with a variant like 'naive/sai'")
+        raise ConfigError(
+            f"approach {name!r} must be 'naive' or 'pattern' (or 'baseline' outside a pattern), optionally with a variant like 'naive/sai'"
+        )
 
 
 def parse_range(text: str) -> list[int]:
