@@ -1,0 +1,47 @@
+"""Faults that cannot run here say why and what to do, before touching anything."""
+
+import pytest
+
+from labkit.errors import ConfigError, NotAvailableError
+import importlib
+
+part = importlib.import_module("labkit.faults.partition")
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.clusters.local.cassandra_config import balanced_tokens, dc_layout, split_largest_range, tokens_for
+
+
+def test_partition_without_root_says_so(monkeypatch):
+    monkeypatch.setattr(part.os, "geteuid", lambda: 1000)
+    with pytest.raises(NotAvailableError, match="needs root"):
+        part.cut(["127.0.0.1"], ["127.0.0.2"])
+
+
+def test_partition_without_iptables_says_how_to_get_it(monkeypatch):
+    monkeypatch.setattr(part.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(part.shutil, "which", lambda name: None)
+    with pytest.raises(NotAvailableError, match="apt-get install iptables"):
+        part.cut(["127.0.0.1"], ["127.0.0.2"])
+
+
+@pytest.mark.parametrize("kwargs,match", [(dict(nodes=0), "from 1 to 8"), (dict(nodes=9), "from 1 to 8"), (dict(nodes=3, dcs=3), "dcs must be 1 or 2"), (dict(nodes=1, dcs=2), "at least 2 nodes")])
+def test_bad_cluster_shapes_are_refused(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        LocalCassandraCluster(**kwargs)
+
+
+def test_tokens_are_balanced_and_distinct_across_datacenters():
+    layout = dc_layout(5, 2)
+    assert layout == ["dc1", "dc1", "dc1", "dc2", "dc2"]
+    tokens = tokens_for(layout)
+    assert len(set(tokens)) == 5
+    assert tokens[:3] == balanced_tokens(3)
+    assert tokens[3:] == balanced_tokens(2, dc_offset=100)
+    gaps = {b - a for a, b in zip(tokens[:3], tokens[1:3])}
+    assert len(gaps) == 1  # evenly spaced within dc1
+
+
+def test_a_joining_node_splits_the_largest_range():
+    ring = balanced_tokens(2)  # [-2^63, 0]
+    new = split_largest_range(ring)
+    assert new in (-(2**62), 2**62)
+    assert -(2**63) <= new < 2**63
