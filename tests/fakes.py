@@ -80,3 +80,18 @@ class FlakyOp:
             if self.calls <= self.failures:
                 raise self.exc(f"injected failure {self.calls}")
         return "ok"
+
+
+class HookedWorkload(CountingWorkload):
+    """Records when the per-process hooks run relative to the measured transactions."""
+
+    def open_process(self):
+        self.phases.append("open_process")
+
+    def close_process(self):
+        self.phases.append("close_process")
+
+    def transaction(self, tx):
+        if tx.seq == 0 and tx.worker == 0:
+            self.phases.append("measuring")
+        super().transaction(tx)

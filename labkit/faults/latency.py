@@ -68,10 +68,8 @@ class Toxiproxy:
         return self
 
     def stop(self) -> None:
-        for proc in processes.processes_under(self.directory.parent):
-            processes.stop(proc, graceful=False)
-        proc = processes.owned_process(self.directory / "pid", str(binary_path()))
-        if proc is not None:
+        """Stop every toxiproxy server labkit started (its binary lives under labkit's cache)."""
+        for proc in processes.processes_under(binary_path().parent):
             processes.stop(proc, graceful=False)
 
     def __enter__(self) -> "Toxiproxy":

@@ -104,6 +104,9 @@ class YcsbA(BaseWorkload):
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
 
+    def open_process(self) -> None:
+        self._prepared()  # connect and prepare before the barrier, outside the measured window
+
     def close_process(self) -> None:
         if self._session is not None:
             self._session.cluster.shutdown()

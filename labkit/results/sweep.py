@@ -103,15 +103,20 @@ def sweep(
                     if cancel.is_set():
                         return
                     workload = workload_for(approach, cluster)
-                    result = run(
-                        workload,
-                        threads=threads,
-                        operations=plan.operations,
-                        processes=plan.processes,
-                        cancel=cancel,
-                        progress=progress,
-                        **plan.run_options,
-                    )
+                    try:
+                        result = run(
+                            workload,
+                            threads=threads,
+                            operations=plan.operations,
+                            processes=plan.processes,
+                            cancel=cancel,
+                            progress=progress,
+                            **plan.run_options,
+                        )
+                    finally:
+                        close = getattr(workload, "close_process", None)
+                        if callable(close):
+                            close()  # the driver connections of this run's workload
                     row = run_metadata(
                         cluster,
                         pattern=plan.pattern,

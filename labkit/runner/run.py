@@ -39,6 +39,12 @@ def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, wa
             )
 
 
+def _call_hook(workload: Any, name: str) -> None:
+    hook = getattr(workload, name, None)
+    if callable(hook):
+        hook()
+
+
 def run(
     workload: Any,
     *,
@@ -63,6 +69,9 @@ def run(
     last completion. `target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
     `cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
     is skipped then). With processes > 1 the workload is pickled into each spawned process.
+    Optional hook `open_process()` runs once in every client process before its workers start
+    (connect there, so connecting is not measured); spawned processes call `close_process()` when done,
+    in this process that is the caller's job (sweep() does it after verify and cleanup).
     """
     validate(threads, operations, processes, target_rate, warmup)
     if not callable(getattr(workload, "transaction", None)):
@@ -99,6 +108,7 @@ def run(
     machine.start()
     outcomes: list[PoolOutcome]
     if processes == 1:
+        _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
         outcome = run_pool(workload, specs[0], cancel, on_tick=tick)
         outcomes, interrupted = [outcome], outcome.interrupted
     else:

@@ -50,6 +50,9 @@ class Workload(Protocol):
     def cleanup(self) -> None:
         """Remove what setup and the run created."""
 
+    # Optional: open_process() and close_process(), called once in every client process around its
+    # worker threads (open driver connections there, so connecting is not measured).
+
 
 class BaseWorkload:
     """Convenience base class: every phase but `transaction` does nothing."""

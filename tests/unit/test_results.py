@@ -159,3 +159,18 @@ def test_client_bound_points_are_flagged():
 def test_plotting_nothing_says_what_to_do():
     with pytest.raises(ConfigError, match="run a sweep first"):
         throughput_figure(pd.DataFrame())
+
+
+def test_sweep_closes_each_runs_workload_after_verify():
+    from fakes import HookedWorkload
+
+    made = []
+
+    def workload_for(approach, cluster):
+        made.append(HookedWorkload())
+        return made[-1]
+
+    plan = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1, 2], operations=5)
+    list(sweep(plan, cluster_for=fake_cluster, workload_for=workload_for))
+    assert [w.phases[-1] for w in made] == ["close_process", "close_process"]
+    assert all(w.phases.index("verify") < w.phases.index("close_process") for w in made)

@@ -187,10 +187,24 @@ def test_something_that_is_not_a_workload_is_rejected():
         run(object(), threads=1, operations=1)
 
 
-def test_noop_run_warns_that_the_client_is_the_bottleneck():
+def test_saturation_rule_counts_one_core_per_python_process(monkeypatch):
+    from labkit.runner import cpu
+    from labkit.runner.cpu import saturation
+
+    monkeypatch.setattr(cpu, "cores_available", lambda: 2)
+
+    used, available, saturated, note = saturation([0.95], 1.0, processes=1)
+    assert (used, available, saturated) == (0.95, 1, True) and "client" in note
+    assert saturation([0.5], 1.0, processes=1)[2] is False
+    assert saturation([0.95, 0.2], 1.0, processes=2)[2] is False  # 1.15 of 2 usable cores
+    assert saturation([0.0], 0.0, processes=1)[2] is False
+
+
+def test_noop_run_reports_its_client_cpu_and_applies_the_rule():
     r = run(NoopWorkload(), threads=1, operations=200_000)
-    assert r.client_saturated and "client" in r.saturation_note
-    assert r.to_row()["client_saturated"] is True
+    assert r.client_cpu_cores > 0.3  # a no-op loop does nothing but use the client's CPU
+    assert r.client_saturated == (r.client_cpu_cores >= 0.9 * r.client_cores_available)
+    assert r.to_row()["client_saturated"] is r.client_saturated
 
 
 def test_sleeping_client_is_not_called_saturated():
@@ -203,3 +217,13 @@ def test_row_is_flat_and_names_each_operation():
     row = r.to_row()
     assert row["count"] == 10 and row["noop_count"] == 10 and row["threads"] == 2
     assert all(not isinstance(v, (dict, list)) for v in row.values())
+
+
+def test_open_process_runs_before_the_measured_transactions():
+    from fakes import HookedWorkload
+
+    w = HookedWorkload()
+    run(w, threads=2, operations=10, warmup=2)
+    assert w.phases[:3] == ["setup", "load", "open_process"]
+    assert w.phases.index("open_process") < w.phases.index("measuring") < w.phases.index("verify")
+    assert "close_process" not in w.phases  # the caller (sweep) closes after verify/cleanup

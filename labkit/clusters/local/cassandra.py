@@ -27,6 +27,7 @@ from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
 from ..base import ClusterInfo
 from ..registry import clusters_dir
+from . import cassandra_cds
 from . import cassandra_install as install
 from . import processes
 from .cassandra_config import (
@@ -66,6 +67,14 @@ def _port_holder(address: str, port: int) -> str:
     return "another process"
 
 
+def node_state(spec: NodeSpec) -> tuple[str, int | None]:
+    """(state, pid) of a node from its pidfile and CQL port: DOWN, STARTING or UP."""
+    proc = processes.owned_process(spec.path / "pid", str(spec.path))
+    if proc is None:
+        return "DOWN", None
+    return ("UP" if _port_open(spec.address, CQL_PORT) else "STARTING"), proc.pid
+
+
 class CassandraNode:
     """One node: its spec, its process, and the operations a fault-injection lesson needs."""
 
@@ -96,15 +105,14 @@ class CassandraNode:
 
     @property
     def state(self) -> str:
-        if not self.is_running():
-            return "DOWN"
-        return "UP" if _port_open(self.address, CQL_PORT) else "STARTING"
+        return node_state(self.spec)[0]
 
     def launch(self) -> None:
         if self.is_running():
             return
         java = install.require_java17()
-        cmd = server_command(java, install.classpath(self.cluster.version), self.spec, install.MAIN_CLASS)
+        archive = cassandra_cds.archive_path(self.cluster.version)
+        cmd = server_command(java, install.classpath(self.cluster.version), self.spec, install.MAIN_CLASS, archive if archive.exists() else None)
         processes.spawn(cmd, cwd=self.spec.path, log=self.spec.path / "logs" / "stdout.log", pidfile=self.pidfile)
 
     def log_tail(self, lines: int = 20) -> str:
@@ -171,6 +179,7 @@ class LocalCassandraCluster:
         install.require_java17()
         install.install(self.version)
         reap(self.directory, wipe=True)
+        cassandra_cds.ensure_archive(self.version)  # once per version; later starts need less CPU
         self._check_ports()
         self.directory.mkdir(parents=True, exist_ok=True)
         seeds = [n.address for n in self.nodes]
@@ -181,7 +190,7 @@ class LocalCassandraCluster:
         for node in self.nodes:
             node.launch()
         try:
-            self.wait_ready()
+            self.wait_ready(self.nodes)
         except BaseException:
             self.stop()
             raise
@@ -231,7 +240,7 @@ class LocalCassandraCluster:
 
         processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
         expected = len(self.live_nodes()) - 1
-        session = cql.connect([n.address for n in nodes])
+        session = cql.connect([n.address for n in nodes], metadata=False)
         try:
             def converged() -> bool:
                 versions = set()
@@ -248,7 +257,7 @@ class LocalCassandraCluster:
                     versions.add(local.schema_version)
                 return len(versions) == 1
 
-            processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.5, what="every node to see its peers and agree on the schema")
+            processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.2, what="every node to see its peers and agree on the schema")
             self._server_version = cql.server_version(session)
         finally:
             session.cluster.shutdown()
@@ -381,7 +390,9 @@ class LocalCassandraCluster:
     def provision(cls) -> str:
         install.require_java17()
         path = install.install()
-        return f"Apache Cassandra {install.DEFAULT_VERSION} jars ready in {path}"
+        archive = cassandra_cds.ensure_archive()
+        note = f", class archive {archive}" if archive else " (no class archive: starts will use more CPU)"
+        return f"Apache Cassandra {install.DEFAULT_VERSION} jars ready in {path}{note}"
 
     @classmethod
     def start_from_cli(cls, nodes: int, dcs: int) -> "LocalCassandraCluster":
@@ -400,10 +411,9 @@ def describe(directory: Path) -> dict[str, Any]:
     """Status of the cluster stored in `directory`, from its state file and live processes."""
     state = json.loads((directory / "cluster.json").read_text())
     nodes = []
-    for spec in state["nodes"]:
-        node = CassandraNode(_Placeholder(state["version"]), NodeSpec(**spec))  # type: ignore[arg-type]
-        proc = node.process()
-        nodes.append({"name": node.name, "address": node.address, "dc": spec["dc"], "state": node.state, "pid": proc.pid if proc else None})
+    for spec in map(lambda d: NodeSpec(**d), state["nodes"]):
+        node_status, pid = node_state(spec)
+        nodes.append({"name": spec.name, "address": spec.address, "dc": spec.dc, "state": node_status, "pid": pid})
     version = state["version"]
     up = [n["address"] for n in nodes if n["state"] == "UP"]
     if up:
@@ -414,11 +424,6 @@ def describe(directory: Path) -> dict[str, Any]:
         except LabkitError:
             pass
     return {"name": state["name"], "engine": "cassandra", "provider": "local", "server_version": version, "dcs": state["dcs"], "owner_pid": state.get("owner_pid"), "nodes": nodes}
-
-
-class _Placeholder:
-    def __init__(self, version: str):
-        self.version = version
 
 
 def reap(directory: Path, wipe: bool = False) -> list[int]:

@@ -208,10 +208,11 @@ def write_node_files(node: NodeSpec, seeds: list[str], cluster_name: str) -> Pat
     return conf
 
 
-def server_command(java: str, classpath: str, node: NodeSpec, main_class: str) -> list[str]:
+def server_command(java: str, classpath: str, node: NodeSpec, main_class: str, class_archive: Path | None = None) -> list[str]:
     conf = node.path / "conf"
     return [
         java,
+        *([f"-XX:SharedArchiveFile={class_archive}"] if class_archive else []),
         *LAPTOP_JVM,
         *JVM17_SERVER,
         f"-Dcassandra.config=file://{conf / 'cassandra.yaml'}",

@@ -16,13 +16,25 @@ import psutil
 
 
 def spawn(cmd: list[str], *, cwd: Path, log: Path, pidfile: Path, env: dict[str, str] | None = None) -> int:
-    """Start a detached server process (own session, so a Ctrl-C in a notebook does not hit it)."""
+    """Start a detached server process (own session, so a Ctrl-C in a notebook does not hit it).
+
+    Returns once the process shows its own command line: for a moment after the fork /proc still
+    shows the parent's, and a check in that moment would call a starting server dead."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         proc = subprocess.Popen(
             cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
         )
     pidfile.write_text(str(proc.pid))
+    expected = " ".join(cmd[1:3])
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if expected in " ".join(psutil.Process(proc.pid).cmdline()):
+                break
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            break
+        time.sleep(0.01)
     return proc.pid
 
 
