@@ -373,9 +373,12 @@ class LocalCassandraCluster:
         return node
 
     def decommission(self, which: int | str) -> None:
-        """Stream the node's data to the others, remove it from the ring, stop its process."""
+        """Stream the node's data to the others, remove it from the ring, stop its process.
+
+        --force: on a small lab ring the system keyspaces (RF 3) would otherwise forbid shrinking to
+        fewer than 3 nodes; user keyspaces are streamed all the same."""
         node = self.node(which)
-        self.nodetool(node.name, "decommission", timeout=600)
+        self.nodetool(node.name, "decommission", "--force", timeout=600)
         node.kill()
         self.nodes.remove(node)
         shutil.rmtree(node.spec.path, ignore_errors=True)

@@ -214,6 +214,9 @@ def server_command(java: str, classpath: str, node: NodeSpec, main_class: str, c
         java,
         *([f"-XX:SharedArchiveFile={class_archive}"] if class_archive else []),
         *LAPTOP_JVM,
+        # a joining node's shadow gossip round waits at most the ring delay for the seeds to answer;
+        # 1 s is too short on a busy laptop ("Unable to contact any seeds"), so joiners get 10 s
+        *(["-Dcassandra.ring_delay_ms=10000"] if node.bootstrap else []),
         *JVM17_SERVER,
         f"-Dcassandra.config=file://{conf / 'cassandra.yaml'}",
         f"-Dcassandra-rackdc.properties=file://{conf / 'cassandra-rackdc.properties'}",
@@ -227,8 +230,24 @@ def server_command(java: str, classpath: str, node: NodeSpec, main_class: str, c
     ]
 
 
+TOOLS_LOGBACK = """<configuration>
+  <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender"><target>System.err</target>
+    <encoder><pattern>%-5level %msg%n</pattern></encoder></appender>
+  <root level="WARN"><appender-ref ref="ERR"/></root>
+</configuration>
+"""
+
+
 def nodetool_command(java: str, classpath: str, node: NodeSpec, main_class: str, args: list[str]) -> list[str]:
-    return [java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *JVM17_CLIENT, "-cp", classpath, main_class, "-h", "127.0.0.1", "-p", str(node.jmx_port), *args]
+    """nodetool over JMX on 127.0.0.1; its logging is kept to warnings (no logback file ships with it)."""
+    logback = node.path.parent / "tools-logback.xml"
+    if not logback.exists():
+        logback.write_text(TOOLS_LOGBACK)
+    return [
+        java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *JVM17_CLIENT,
+        f"-Dlogback.configurationFile=file://{logback}",
+        "-cp", classpath, main_class, "-h", "127.0.0.1", "-p", str(node.jmx_port), *args,
+    ]
 
 
 def node_to_json(node: NodeSpec) -> dict:
