@@ -107,7 +107,7 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addr
     for c in clusters:
         typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
         for node in c.get("nodes", []):
-            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node['state']}")
+            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node.get('dc', ''):<5} {node['state']}")
 
 
 @app.command()

@@ -45,3 +45,47 @@ def test_a_joining_node_splits_the_largest_range():
     new = split_largest_range(ring)
     assert new in (-(2**62), 2**62)
     assert -(2**63) <= new < 2**63
+
+
+def test_a_port_held_by_another_program_is_named(tmp_path, monkeypatch):
+    import socket
+
+    from labkit.errors import LabkitError
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind(("127.0.0.5", 9042))
+    except OSError:
+        pytest.skip("127.0.0.5:9042 is in use here")
+    holder.listen()
+    try:
+        cluster = LocalCassandraCluster(nodes=5)
+        with pytest.raises(LabkitError, match=r"port 127.0.0.5:9042 \(needed by node5\) is taken by .*labkit down"):
+            cluster._check_ports(grace=0.5)
+    finally:
+        holder.close()
+
+
+def test_a_cluster_owned_by_a_live_notebook_is_not_reaped(tmp_path, monkeypatch):
+    import json
+    import subprocess
+    import sys
+
+    from labkit.errors import LabkitError
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = LocalCassandraCluster(nodes=1)
+    node_dir = cluster.nodes[0].spec.path
+    node_dir.mkdir(parents=True)
+    # a stand-in "node" process whose command line names the node's directory, owned by a live process
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(node_dir)])
+    try:
+        (cluster.directory / "cluster.json").write_text(json.dumps({"owner_pid": sleeper.pid}))
+        with pytest.raises(LabkitError, match=f"started by process {sleeper.pid}.*labkit down"):
+            cluster._refuse_if_owned_elsewhere()
+        assert sleeper.poll() is None  # untouched
+    finally:
+        sleeper.kill()
+        sleeper.wait()

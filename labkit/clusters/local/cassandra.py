@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
 from ..base import ClusterInfo
@@ -178,6 +180,7 @@ class LocalCassandraCluster:
         """Install on first use, reap leftovers, start every node, wait until the cluster is ready."""
         install.require_java17()
         install.install(self.version)
+        self._refuse_if_owned_elsewhere()
         reap(self.directory, wipe=True)
         cassandra_cds.ensure_archive(self.version)  # once per version; later starts need less CPU
         self._check_ports()
@@ -195,6 +198,21 @@ class LocalCassandraCluster:
             self.stop()
             raise
         return self
+
+    def _refuse_if_owned_elsewhere(self) -> None:
+        """A cluster another live process (a running notebook) started is not ours to reap."""
+        state = self.directory / "cluster.json"
+        if not state.exists():
+            return
+        owner = json.loads(state.read_text()).get("owner_pid")
+        if owner in (None, os.getpid()) or not psutil.pid_exists(owner):
+            return  # detached (`labkit up`), ours, or left by a dead process: reap it
+        if processes.processes_under(self.directory):
+            cmd = " ".join(psutil.Process(owner).cmdline()[:3])
+            raise LabkitError(
+                f"a labkit Cassandra cluster started by process {owner} ({cmd}) is still running; only one cluster "
+                "runs at a time. Stop it in that notebook (its last cell), or with `labkit down`, then start again."
+            )
 
     def _check_ports(self, grace: float = 15.0) -> None:
         """Every port a node needs must be free; a just-killed JVM may hold them a moment longer."""
