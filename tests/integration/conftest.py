@@ -6,9 +6,12 @@ from labkit.clusters.local.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def no_labkit_jvm_survives_a_test_module():
+    """Set up first, torn down last: after each module's own clusters stopped, none may be left."""
     yield
+    leftovers = labkit_jvms()
+    assert leftovers == [], f"labkit JVMs left behind: {[p.pid for p in leftovers]}"
 
 
 def pytest_collection_modifyitems(items):

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-import uuid
-from pathlib import Path
 
 import pytest
 from cassandra import ConsistencyLevel, Unavailable, ReadTimeout, WriteTimeout
@@ -145,24 +142,3 @@ def test_killed_node_fails_quorum_for_its_ranges_but_not_one_and_restart_recover
             assert time.monotonic() < deadline, "QUORUM did not recover after the restart"
             time.sleep(1)
     assert got == [f"value-{k}" for k in affected]
-
-
-def test_labkit_up_status_down_leave_no_jvm(tmp_path):
-    # the module's 3-node cluster is stopped by now (fixture scope ends after the last test using it)
-    labkit = str(Path(sys.executable).with_name("labkit"))
-    up = subprocess.run([labkit, "up", "cassandra", "--nodes", "2"], capture_output=True, text=True, timeout=300)
-    assert up.returncode == 0, up.stderr
-    try:
-        import json
-
-        status = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
-        clusters = json.loads(status.stdout)["clusters"]
-        assert len(clusters) == 1 and clusters[0]["server_version"].startswith("5.0")
-        assert [(n["address"], n["state"]) for n in clusters[0]["nodes"]] == [("127.0.0.1", "UP"), ("127.0.0.2", "UP")]
-        assert len(labkit_jvms()) == 2
-    finally:
-        down = subprocess.run([labkit, "down"], capture_output=True, text=True, timeout=120)
-    assert down.returncode == 0 and "stopped: cassandra" in down.stdout
-    assert labkit_jvms() == []
-    again = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
-    assert json.loads(again.stdout) == {"clusters": []}

@@ -9,7 +9,7 @@ import pytest
 
 from fakes import CountingWorkload, NoopWorkload
 from labkit.errors import ConfigError, LabkitError
-from labkit.runner import BaseWorkload, RetryPolicy, Verification, run, split_evenly
+from labkit.runner import BaseWorkload, RetryPolicy, run, split_evenly
 
 
 @pytest.mark.parametrize("total,parts", [(1000, 7), (10, 3), (5, 8), (1, 1), (100, 100)])
