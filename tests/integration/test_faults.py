@@ -28,9 +28,12 @@ def two_dcs():
 def test_nodes_are_split_into_two_datacenters(two_dcs):
     assert two_dcs.datacenters() == {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
     session = two_dcs.session()
-    dcs = {row.data_center for row in session.execute("SELECT data_center FROM system.peers_v2")}
-    assert dcs == {"dc2"}  # node1 (dc1) sees its peer in dc2
-    assert session.execute("SELECT data_center FROM system.local").one().data_center in {"dc1", "dc2"}
+    seen = {}
+    for host in session.cluster.metadata.all_hosts():
+        local = session.execute("SELECT data_center FROM system.local", host=host).one().data_center
+        peers = {r.data_center for r in session.execute("SELECT data_center FROM system.peers_v2", host=host)}
+        seen[host.address] = (local, peers)
+    assert seen == {"127.0.0.1": ("dc1", {"dc2"}), "127.0.0.2": ("dc2", {"dc1"})}
 
 
 def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
