@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -50,12 +49,6 @@ MAX_NODES = 8
 NAME = "cassandra"
 
 
-def _port_open(address: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex((address, port)) == 0
-
-
 def _port_holder(address: str, port: int) -> str:
     import psutil
 
@@ -74,7 +67,7 @@ def node_state(spec: NodeSpec) -> tuple[str, int | None]:
     proc = processes.owned_process(spec.path / "pid", str(spec.path))
     if proc is None:
         return "DOWN", None
-    return ("UP" if _port_open(spec.address, CQL_PORT) else "STARTING"), proc.pid
+    return ("UP" if processes.port_open(spec.address, CQL_PORT) else "STARTING"), proc.pid
 
 
 class CassandraNode:
@@ -103,7 +96,7 @@ class CassandraNode:
         return self.process() is not None
 
     def is_serving(self) -> bool:
-        return self.is_running() and _port_open(self.address, CQL_PORT)
+        return self.is_running() and processes.port_open(self.address, CQL_PORT)
 
     @property
     def state(self) -> str:
@@ -220,7 +213,7 @@ class LocalCassandraCluster:
         for node in self.nodes:
             for port in (CQL_PORT, STORAGE_PORT, node.spec.jmx_port):
                 host = "127.0.0.1" if port == node.spec.jmx_port else node.address
-                while _port_open(host, port):
+                while processes.port_open(host, port):
                     if time.monotonic() > deadline:
                         raise LabkitError(
                             f"port {host}:{port} (needed by {node.name}) is taken by {_port_holder(host, port)}. "
@@ -254,7 +247,7 @@ class LocalCassandraCluster:
             for n in nodes:
                 if not n.is_running():
                     raise LabkitError(f"Cassandra {n.name} ({n.address}) exited during start-up:\n{n.log_tail()}")
-            return all(_port_open(n.address, CQL_PORT) for n in nodes)
+            return all(processes.port_open(n.address, CQL_PORT) for n in nodes)
 
         processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
         expected = len(self.live_nodes()) - 1

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import time
 from pathlib import Path
 
@@ -26,9 +25,7 @@ def archive_path(version: str = install.DEFAULT_VERSION) -> Path:
 
 
 def _cql_answers(address: str) -> bool:
-    with socket.socket() as s:
-        s.settimeout(0.5)
-        return s.connect_ex((address, CQL_PORT)) == 0
+    return processes.port_open(address, CQL_PORT)
 
 
 def ensure_archive(version: str = install.DEFAULT_VERSION, timeout: float = 120) -> Path | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -100,6 +101,13 @@ def stop(proc: psutil.Process, *, graceful: bool, timeout: float = 30.0) -> None
         return
     if not _wait_gone(proc, 15):
         raise TimeoutError(f"process {proc.pid} did not exit after SIGKILL")
+
+
+def port_open(address: str, port: int) -> bool:
+    """Does something accept TCP connections at address:port right now?"""
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((address, port)) == 0
 
 
 def wait_until(predicate, timeout: float, interval: float = 0.25, what: str = "condition") -> None:
