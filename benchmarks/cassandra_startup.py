@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
+import report
+
 from labkit import __version__
 from labkit.clusters.local import cassandra_install
 from labkit.clusters.local.cassandra import LocalCassandraCluster
@@ -67,12 +69,9 @@ def main() -> int:
         )
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Java 17, Cassandra {cassandra_install.DEFAULT_VERSION}, labkit {__version__}"
     df = pd.DataFrame(rows)
-    args.out.mkdir(parents=True, exist_ok=True)
-    df.insert(0, "machine", machine)
-    df.to_csv(args.out / "cassandra_startup.csv", index=False)
-    (args.out / "cassandra_startup.md").write_text(
-        f"# Local Cassandra: start to ready\n\nMachine: {machine}\n\nCommand: `.venv/bin/python benchmarks/cassandra_startup.py "
-        f"--nodes {','.join(map(str, args.nodes))} --repeats {args.repeats}`\n\n{df.drop(columns=['machine']).to_markdown(index=False)}\n"
+    report.write(
+        df, args.out, "cassandra_startup", "Local Cassandra: start to ready", machine,
+        f".venv/bin/python benchmarks/cassandra_startup.py --nodes {','.join(map(str, args.nodes))} --repeats {args.repeats}",
     )
     print(df.to_string(index=False))
     return 0

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+import report
+
 from labkit import __version__
 from labkit.runner import BaseWorkload, run
 
@@ -75,26 +77,13 @@ def main() -> int:
             print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, labkit {__version__}"
-    df.insert(0, "machine", machine)
-    args.out.mkdir(parents=True, exist_ok=True)
-    df.to_csv(args.out / "runner_overhead.csv", index=False)
-    table = df.drop(columns=["machine"]).to_markdown(index=False) if _has_tabulate() else df.to_string(index=False)
-    (args.out / "runner_overhead.md").write_text(
-        f"# Runner overhead\n\nMachine: {machine}\n\nCommand: `.venv/bin/python benchmarks/runner_overhead.py "
-        f"--operations {args.operations} --repeats {args.repeats}`\n\n{table}\n"
+    report.write(
+        df, args.out, "runner_overhead", "Runner overhead", machine,
+        f".venv/bin/python benchmarks/runner_overhead.py --operations {args.operations} --repeats {args.repeats}",
     )
     one = df[(df.workload == "one-op") & (df.threads == 1) & (df.processes == 1)].iloc[0]
     print(f"one-op overhead at 1 thread: {one.wall_us_per_tx_median} us/tx (target <= 15)")
     return 0
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-
-        return True
-    except ImportError:
-        return False
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 import pandas as pd
+
+import report
 from cassandra.concurrent import execute_concurrent_with_args
 
 from labkit import __version__
@@ -117,14 +119,10 @@ def main() -> int:
                 rows.append(row)
                 print(row, flush=True)
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node), labkit {__version__}"
-    df = pd.DataFrame(rows)
-    args.out.mkdir(parents=True, exist_ok=True)
-    df.insert(0, "machine", machine)
-    df.to_csv(args.out / "runner_vs_driver.csv", index=False)
-    (args.out / "runner_vs_driver.md").write_text(
-        f"# Runner vs raw driver (primary-key reads)\n\nMachine: {machine}\n\nCommand: `.venv/bin/python benchmarks/runner_vs_driver.py "
-        f"--inflight {','.join(map(str, args.inflight))} --operations {args.operations} --repeats {args.repeats}`\n\n"
-        f"{df.drop(columns=['machine']).to_markdown(index=False)}\n"
+    report.write(
+        pd.DataFrame(rows), args.out, "runner_vs_driver", "Runner vs raw driver (primary-key reads)", machine,
+        f".venv/bin/python benchmarks/runner_vs_driver.py --inflight {','.join(map(str, args.inflight))} "
+        f"--operations {args.operations} --repeats {args.repeats}",
     )
     return 0
 
