@@ -8,7 +8,7 @@ import time
 
 import pytest
 from cassandra import ConsistencyLevel
-from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, NoHostAvailable
 from cassandra.connection import DefaultEndPoint
 from cassandra.policies import HostFilterPolicy, RoundRobinPolicy
 
@@ -30,8 +30,15 @@ def test_nodes_are_split_into_two_datacenters(two_dcs):
     session = two_dcs.session()
     seen = {}
     for host in session.cluster.metadata.all_hosts():
-        local = session.execute("SELECT data_center FROM system.local", host=host).one().data_center
-        peers = {r.data_center for r in session.execute("SELECT data_center FROM system.peers_v2", host=host)}
+        deadline = time.monotonic() + 20
+        while True:  # the driver may still be opening its pool to this host right after connecting
+            try:
+                local = session.execute("SELECT data_center FROM system.local", host=host).one().data_center
+                peers = {r.data_center for r in session.execute("SELECT data_center FROM system.peers_v2", host=host)}
+                break
+            except NoHostAvailable:
+                assert time.monotonic() < deadline, f"no connection to {host.address} within 20 s"
+                time.sleep(0.5)
         seen[host.address] = (local, peers)
     assert seen == {"127.0.0.1": ("dc1", {"dc2"}), "127.0.0.2": ("dc2", {"dc1"})}
 
