@@ -99,11 +99,12 @@ def check_ports(hosts: tuple[str, ...] = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
     return Check("free ports", True, f"Cassandra ports {', '.join(map(str, CASSANDRA_PORTS))} free on {', '.join(hosts)}")
 
 
-def choose_provider(engine: str) -> tuple[str, str]:
-    """The provider `auto` picks for an engine on this machine, and why."""
+def choose_provider(engine: str, docker: tuple[bool, str] | None = None) -> tuple[str, str]:
+    """The provider `auto` picks for an engine on this machine, and why (`docker`: an answer of
+    docker_engine_usable() already at hand; asking the engine can take seconds)."""
     from .clusters import IMPLEMENTED
 
-    docker_ok, docker_detail = docker_engine_usable()
+    docker_ok, docker_detail = docker or docker_engine_usable()
     if engine == "cassandra":
         major, _ = java_major()
         if major == 17:
@@ -129,14 +130,15 @@ def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
         check_tool("Go", ["go", "version"], "builds toxiproxy for latency faults", "install Go 1.22+ (https://go.dev/dl or apt-get install golang)"),
     ]
     checks.append(check_tool("iptables", ["iptables", "-V"], "network partitions between local datacenters (root)", "apt-get install iptables"))
-    docker_ok, docker_detail = docker_engine_usable()
+    docker = docker_engine_usable()
+    docker_ok, docker_detail = docker
     checks.append(Check("Docker engine", docker_ok, docker_detail, "" if docker_ok else "only needed for the compose provider"))
     checks.append(check_ports())
     from .clusters import IMPLEMENTED
 
     engines = {}
     for engine in ENGINES:
-        provider, reason = choose_provider(engine)
+        provider, reason = choose_provider(engine, docker)
         engines[engine] = {
             "provider": provider,
             "why": reason,

@@ -22,35 +22,31 @@ def clusters_dir() -> Path:
     return labkit_home() / "clusters"
 
 
-def _state_files() -> list[Path]:
+def _recorded_clusters() -> list[tuple[dict[str, Any], Any, Path]]:
+    """(state, provider class, directory) of every cluster with a state file."""
+    from . import provider_for
+
     root = clusters_dir()
-    return sorted(root.glob("*/cluster.json")) if root.exists() else []
+    found = []
+    for state_file in sorted(root.glob("*/cluster.json")) if root.exists() else []:
+        meta = json.loads(state_file.read_text())
+        found.append((meta, provider_for(meta["engine"], meta["provider"]), state_file.parent))
+    return found
 
 
 def running_clusters() -> list[dict[str, Any]]:
     """Describe every cluster with a state directory, asking its provider for live node states."""
-    from . import provider_for
-
-    found = []
-    for state in _state_files():
-        meta = json.loads(state.read_text())
-        cls = provider_for(meta["engine"], meta["provider"])
-        found.append(cls.describe_state_dir(state.parent))
-    return found
+    return [cls.describe_state_dir(directory) for _meta, cls, directory in _recorded_clusters()]
 
 
 def stop_all() -> list[str]:
     """Stop every cluster with a state directory (and heal partitions, stop toxiproxy); return their names."""
-    from . import provider_for
-
     from ..faults import Toxiproxy, heal_all
 
     heal_all()  # a partition left by a crashed lesson would confuse the next cluster
     Toxiproxy().stop()
     stopped = []
-    for state in _state_files():
-        meta = json.loads(state.read_text())
-        cls = provider_for(meta["engine"], meta["provider"])
-        cls.stop_state_dir(state.parent)
-        stopped.append(meta.get("name", state.parent.name))
+    for meta, cls, directory in _recorded_clusters():
+        cls.stop_state_dir(directory)
+        stopped.append(meta.get("name", directory.name))
     return stopped

@@ -36,9 +36,12 @@ def _title(kind: str, df: pd.DataFrame) -> str:
     return f"{pattern}: {kind} vs client threads<br><sup>{describe_servers(df)} · client processes {processes}</sup>"
 
 
-def _mark_client_bound(fig: go.Figure, df: pd.DataFrame) -> None:
+def _finish(fig: go.Figure, df: pd.DataFrame) -> go.Figure:
+    """Say under the plot when any point was client-bound, and leave room for that line."""
     if "client_saturated" in df and df["client_saturated"].fillna(False).astype(bool).any():
         fig.add_annotation(text=CLIENT_BOUND_NOTE, xref="paper", yref="paper", x=0, y=-0.18, showarrow=False, font=dict(size=11, color="firebrick"))
+    fig.update_layout(margin=dict(b=90))
+    return fig
 
 
 def throughput_figure(df: pd.DataFrame) -> go.Figure:
@@ -60,9 +63,7 @@ def throughput_figure(df: pd.DataFrame) -> go.Figure:
         hover_data=[c for c in ("p95_us", "errors", "retries", "client_cpu_cores") if c in data],
         title=_title("throughput", data),
     )
-    _mark_client_bound(fig, data)
-    fig.update_layout(margin=dict(b=90))
-    return fig
+    return _finish(fig, data)
 
 
 def latency_figure(df: pd.DataFrame) -> go.Figure:
@@ -88,6 +89,4 @@ def latency_figure(df: pd.DataFrame) -> go.Figure:
         labels={"latency_ms": "latency (ms)", "threads": "client threads", "nodes": "nodes"},
         title=_title("latency (mean, p95, p99)", df),
     )
-    _mark_client_bound(fig, df)
-    fig.update_layout(margin=dict(b=90))
-    return fig
+    return _finish(fig, df)
