@@ -5,6 +5,7 @@ Pattern code gets a plain `cassandra.cluster.Session`; this module only saves it
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -112,3 +113,49 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
         rows=rows,
         activities=activities,
     )
+
+
+def write_all(session: Session, statement: Any, params: Sequence[Sequence[Any]], concurrency: int = 64) -> int:
+    """Execute one prepared statement for every parameter tuple, many in flight (loading test data
+    fast, outside the measured window). Raises on the first failure; returns how many were written."""
+    from cassandra.concurrent import execute_concurrent_with_args
+
+    results = execute_concurrent_with_args(session, statement, list(params), concurrency=concurrency, raise_on_first_error=True)
+    return len(results)
+
+
+_READ_ROWS = re.compile(r"Read (\d+) live rows")
+
+
+@dataclass
+class TraceTotals:
+    """What a group of traced statements made the cluster do, summed from the servers' own trace events."""
+
+    statements: int
+    nodes: list[str]
+    partitions_read: int  # local single-partition reads of table data, on whichever replica served them
+    rows_read: int  # live rows those reads returned
+    index_scans: int  # local secondary-index searches: one per node a scatter-gather query asked
+    replica_writes: int  # mutations applied to a memtable, one per replica written
+    duration_us: int
+
+
+def summarise(reports: Sequence[TraceReport]) -> TraceTotals:
+    """Add up trace reports: which nodes took part and how many partitions and rows moved."""
+    nodes: set[str] = set()
+    partitions = rows = writes = scans = duration = 0
+    for rep in reports:
+        nodes.update(rep.nodes)
+        duration += rep.duration_us
+        for _source, activity in rep.activities:
+            if activity.startswith("Executing single-partition query on ") and "." not in activity.rsplit(" ", 1)[1]:
+                partitions += 1  # "on u.u_email_idx" is the legacy index's own table, not user data
+            elif activity.startswith("Executing read on ") and " using index " in activity:
+                scans += 1
+            elif activity.startswith("Adding to ") and activity.endswith(" memtable"):
+                writes += 1
+            match = _READ_ROWS.search(activity)
+            if match:
+                rows += int(match.group(1))
+    ordered = sorted(nodes, key=lambda a: tuple(int(p) for p in a.split(".")))
+    return TraceTotals(len(reports), ordered, partitions, rows, scans, writes, duration)

@@ -8,7 +8,10 @@ from ..errors import ConfigError, NotAvailableError
 
 PATTERNS = ("uuid-key", "index-table", "enumerable-keys", "fan-out")
 
-IMPLEMENTED: dict[str, str] = {}
+IMPLEMENTED: dict[str, str] = {
+    "index-table": "labkit.patterns.index_table",
+    "fan-out": "labkit.patterns.fan_out",
+}
 """pattern name -> module path, for the patterns this version ships."""
 
 

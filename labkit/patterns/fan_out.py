@@ -1,0 +1,396 @@
+"""Fan-out on Write on Cassandra: a news feed assembled at read time (naive) or copied at write time (pattern).
+
+Two phases, as in the source's test: `post` (each transaction saves one activity of a user) and
+`paginate` (each transaction reads the next page of one user's feed). Approaches:
+- `naive` (Fan-out on Read): activities partitioned by author; a feed page is gathered from the
+  followed users' partitions, one query per followed user;
+- `pattern` (Fan-out on Write): each post also writes one row into the feed partition of every
+  follower; a page is one query on the reader's own partition.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from cassandra import ConsistencyLevel
+from cassandra.query import PreparedStatement
+
+from ..engines import cassandra as cql
+from ..errors import ConfigError
+from ..runner import BaseWorkload, Transaction, Verification
+
+PATTERN = "fan-out"
+KEYSPACE = "fan_out"
+APPROACHES = ("naive", "pattern")
+PHASES = ("post", "paginate")
+EPOCH_MS = 1_700_000_000_000  # the first activity's time; each user's next one is a second later
+
+
+@dataclass(frozen=True)
+class Network:
+    """Who follows whom, and which activities will be posted in which order (all from one seed)."""
+
+    users: int
+    follows: int  # followed users per user
+    posts: int  # activities per user
+    seed: int = 7
+    following: dict[int, list[int]] = field(init=False, repr=False, compare=False)
+    followers: dict[int, list[int]] = field(init=False, repr=False, compare=False)
+    schedule: list[tuple[int, int]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.users < 2 or not 1 <= self.follows < self.users or self.posts < 1:
+            raise ConfigError(
+                f"a network needs at least 2 users, 1 <= follows < users and posts >= 1; got users={self.users}, "
+                f"follows={self.follows}, posts={self.posts}"
+            )
+        rng = random.Random(self.seed)
+        following = {u: sorted(rng.sample([v for v in range(self.users) if v != u], self.follows)) for u in range(self.users)}
+        followers: dict[int, list[int]] = {u: [] for u in range(self.users)}
+        for u, followed in following.items():
+            for v in followed:
+                followers[v].append(u)
+        schedule = [(u, k) for u in range(self.users) for k in range(self.posts)]
+        rng.shuffle(schedule)
+        # a user's k-th post must come after its (k-1)-th: keep each user's posts in order within the shuffle
+        next_k: dict[int, int] = {u: 0 for u in range(self.users)}
+        ordered = []
+        for u, _ in schedule:
+            ordered.append((u, next_k[u]))
+            next_k[u] += 1
+        object.__setattr__(self, "following", following)
+        object.__setattr__(self, "followers", followers)
+        object.__setattr__(self, "schedule", ordered)
+
+    @property
+    def activities(self) -> int:
+        return self.users * self.posts
+
+    @staticmethod
+    def created_at(user: int, k: int) -> int:
+        return EPOCH_MS + k * 1000 + user  # one second apart per user; + user keeps authors apart
+
+    @staticmethod
+    def content(user: int, k: int) -> str:
+        return f"activity {k} of user {user}"
+
+    def expected_feed(self, reader: int, posted: set[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+        """(created_at, author) of every activity in `reader`'s feed, newest first."""
+        items = [
+            (self.created_at(a, k), a)
+            for a in self.following[reader]
+            for k in range(self.posts)
+            if posted is None or (a, k) in posted
+        ]
+        return sorted(items, reverse=True)
+
+
+def schema() -> list[str]:
+    return [
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.follows (user_id int, followed int, PRIMARY KEY (user_id, followed))",
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.followers (user_id int, follower int, PRIMARY KEY (user_id, follower))",
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.activity (user_id int, created_at bigint, content text, "
+        "PRIMARY KEY (user_id, created_at)) WITH CLUSTERING ORDER BY (created_at DESC)",
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.feed (user_id int, created_at bigint, author int, content text, "
+        "PRIMARY KEY (user_id, created_at, author)) WITH CLUSTERING ORDER BY (created_at DESC, author DESC)",
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (what text PRIMARY KEY, network text)",
+    ]
+
+
+@dataclass
+class Statements:
+    insert_activity: PreparedStatement
+    insert_feed: PreparedStatement
+    read_followers: PreparedStatement
+    friend_page: PreparedStatement  # naive: next activity of one followed user, older than a cursor
+    feed_first: PreparedStatement  # pattern: the newest page of a feed
+    feed_next: PreparedStatement  # pattern: the page after a (created_at, author) cursor
+
+
+class ReaderState:
+    """Where one user's pagination stopped; the lock keeps one user's pages in sequence."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.friend_offset = 0  # naive: which followed users the next page asks
+        self.friend_cursor: dict[int, int] = {}  # naive: the oldest activity seen per followed user
+        self.feed_cursor: tuple[int, int] | None = None  # pattern: the last row of the previous page
+        self.pages = 0
+        self.wrapped = 0  # how often the whole feed was read and pagination restarted at the top
+
+
+class FanOut(BaseWorkload):
+    """One phase of the Fan-out test with one approach on a generated follower network."""
+
+    def __init__(
+        self,
+        addresses: list[str],
+        approach: str,
+        phase: str,
+        network: Network,
+        posts: int | None = None,
+        page_size: int = 10,
+        replication: int = 1,
+        consistency: str = "ONE",
+    ):
+        """`posts`: how many activities the post phase saves (its run's `operations`; default all of
+        them): transaction seq*workers+worker posts that entry of the network's schedule, so verify()
+        knows exactly which activities must exist."""
+        if approach not in APPROACHES:
+            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
+        if phase not in PHASES:
+            raise ConfigError(f"unknown phase {phase!r}: choose 'post' or 'paginate'")
+        posts = network.activities if posts is None else posts
+        if not 1 <= posts <= network.activities:
+            raise ConfigError(f"posts must be from 1 to the network's {network.activities} activities; got {posts}")
+        if page_size < 1:
+            raise ConfigError(f"page_size must be at least 1; got {page_size}")
+        self.name = f"{PATTERN}/{phase}/{approach}"
+        self.addresses = list(addresses)
+        self.approach = approach
+        self.phase = phase
+        self.network = network
+        self.page_size = page_size
+        self.replication = replication
+        self.consistency = getattr(ConsistencyLevel, consistency)
+        self.posts = posts
+        self._session = None
+        self._statements: Statements | None = None
+        self._readers: dict[int, ReaderState] = {}
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_session=None, _statements=None, _lock=None, _readers={})
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # ---- connection ------------------------------------------------------------------------------
+
+    @property
+    def session(self):
+        with self._lock:
+            if self._session is None:
+                self._session = cql.connect(self.addresses)
+            return self._session
+
+    @property
+    def statements(self) -> Statements:
+        if self._statements is None:
+            s = self.session
+            texts = {
+                "insert_activity": f"INSERT INTO {KEYSPACE}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
+                "insert_feed": f"INSERT INTO {KEYSPACE}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
+                "read_followers": f"SELECT follower FROM {KEYSPACE}.followers WHERE user_id = ?",
+                "friend_page": f"SELECT created_at, content FROM {KEYSPACE}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
+                "feed_first": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? LIMIT ?",
+                "feed_next": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
+            }
+            made = {}
+            for key, text in texts.items():
+                stmt = s.prepare(text)
+                stmt.consistency_level = self.consistency
+                made[key] = stmt
+            self._statements = Statements(**made)
+        return self._statements
+
+    def open_process(self) -> None:
+        _ = self.statements
+
+    def close_process(self) -> None:
+        if self._session is not None:
+            self._session.cluster.shutdown()
+            self._session = None
+            self._statements = None
+
+    # ---- phases ----------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Schema and the follower graph (loaded once per network); the post phase starts with no activities."""
+        s = self.session
+        cql.create_keyspace(s, KEYSPACE, self.replication)
+        for statement in schema():
+            cql.execute_ddl(s, statement)
+        net = repr(self.network)
+        marker = s.execute(f"SELECT network FROM {KEYSPACE}.loaded WHERE what = 'graph'").one()
+        if marker is None or marker.network != net:
+            for table in ("follows", "followers", "activity", "feed", "loaded"):
+                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+            follows = s.prepare(f"INSERT INTO {KEYSPACE}.follows (user_id, followed) VALUES (?, ?)")
+            followers = s.prepare(f"INSERT INTO {KEYSPACE}.followers (user_id, follower) VALUES (?, ?)")
+            pairs = [(u, v) for u, vs in self.network.following.items() for v in vs]
+            cql.write_all(s, follows, pairs)
+            cql.write_all(s, followers, [(v, u) for u, v in pairs])
+            s.execute(f"INSERT INTO {KEYSPACE}.loaded (what, network) VALUES ('graph', %s)", (net,))
+        if self.phase == "post":
+            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE what = 'activities'")
+            for table in ("activity", "feed"):
+                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+
+    def load(self) -> None:
+        """The paginate phase needs every activity posted (and, for the pattern, fanned out) first."""
+        if self.phase != "paginate":
+            return
+        s = self.session
+        wanted = f"{self.network!r} fanned={self.approach == 'pattern'}"
+        marker = s.execute(f"SELECT network FROM {KEYSPACE}.loaded WHERE what = 'activities'").one()
+        if marker is not None and marker.network in (wanted, f"{self.network!r} fanned=True"):
+            return  # a fanned-out load serves both approaches
+        st = self.statements
+        net = self.network
+        cql.write_all(s, st.insert_activity, [(u, net.created_at(u, k), net.content(u, k)) for u, k in net.schedule])
+        if self.approach == "pattern":
+            rows = [(f, net.created_at(u, k), u, net.content(u, k)) for u, k in net.schedule for f in net.followers[u]]
+            cql.write_all(s, st.insert_feed, rows)
+        s.execute(f"INSERT INTO {KEYSPACE}.loaded (what, network) VALUES ('activities', %s)", (wanted,))
+
+    def transaction(self, tx: Transaction) -> None:
+        if self.phase == "post":
+            if tx.seq < 0:
+                return  # no warm-up for writes: it would post activities verify() does not expect
+            n = tx.seq * tx.workers + tx.worker
+            if n >= self.posts:
+                raise ConfigError(f"the post phase was built for {self.posts} posts; run it with operations={self.posts}")
+            user, k = self.network.schedule[n]
+            self.post(tx, user, k)
+        else:
+            self.paginate(tx, tx.rng.randrange(self.network.users))
+
+    def post(self, tx: Transaction, user: int, k: int) -> None:
+        """Naive: one write. Pattern: that write, the author's followers, then one feed row per follower."""
+        s, st, net = self.session, self.statements, self.network
+        created, content = net.created_at(user, k), net.content(user, k)
+        tx.call("insert_activity", s.execute, st.insert_activity, (user, created, content))
+        if self.approach == "pattern":
+            followers = tx.call("read_followers", s.execute, st.read_followers, (user,))
+            for row in followers:
+                tx.call("insert_feed", s.execute, st.insert_feed, (row.follower, created, user, content))
+
+    def reader(self, user: int) -> ReaderState:
+        with self._lock:
+            state = self._readers.get(user)
+            if state is None:
+                state = self._readers[user] = ReaderState()
+            return state
+
+    def paginate(self, tx: Transaction, user: int) -> list[tuple[int, int]]:
+        """Read the next page of `user`'s feed; returns its (created_at, author) items."""
+        state = self.reader(user)
+        with state.lock:
+            page = self._naive_page(tx, user, state) if self.approach == "naive" else self._pattern_page(tx, user, state)
+            state.pages += 1
+        return page
+
+    def _naive_page(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
+        """The source's Fan-out on Read: ask the next `page_size` followed users for their next-newest
+        activity each (one query per followed user), round after round."""
+        s, st = self.session, self.statements
+        followed = self.network.following[user]
+        chosen = [followed[(state.friend_offset + i) % len(followed)] for i in range(min(self.page_size, len(followed)))]
+        state.friend_offset = (state.friend_offset + len(chosen)) % len(followed)
+        page = []
+        for friend in chosen:
+            cursor = state.friend_cursor.get(friend, 2**62)
+            row = tx.call("read_friend", s.execute, st.friend_page, (friend, cursor)).one()
+            if row is None:  # this friend's activities are used up: start over at the newest
+                state.wrapped += 1
+                row = tx.call("read_friend", s.execute, st.friend_page, (friend, 2**62)).one()
+            if row is not None:
+                state.friend_cursor[friend] = row.created_at
+                page.append((row.created_at, friend))
+        page.sort(reverse=True)  # the client merges: each partition is sorted only by its own author
+        return page
+
+    def _pattern_page(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
+        """Fan-out on Write: one query on the reader's own partition, continuing after the last row."""
+        s, st = self.session, self.statements
+        if state.feed_cursor is None:
+            rows = tx.call("read_feed", s.execute, st.feed_first, (user, self.page_size)).current_rows
+        else:
+            created, author = state.feed_cursor
+            # the feed is clustered newest first (created_at DESC, author DESC): the next page is everything below the cursor
+            rows = tx.call("read_feed", s.execute, st.feed_next, (user, created, author, self.page_size)).current_rows
+        if not rows:
+            state.wrapped += 1
+            state.feed_cursor = None
+            rows = tx.call("read_feed", s.execute, st.feed_first, (user, self.page_size)).current_rows
+        page = [(r.created_at, r.author) for r in rows]
+        state.feed_cursor = page[-1] if page else None
+        return page
+
+    # ---- checks ----------------------------------------------------------------------------------
+
+    def posted_set(self) -> set[tuple[int, int]] | None:
+        """Which activities exist: all of them for paginate, the schedule's first `posted` for post."""
+        return None if self.phase == "paginate" else set(self.network.schedule[: self.posts])
+
+    def stored_feed(self, reader: int) -> list[tuple[int, int]]:
+        """The feed as this approach would show it in full: the feed partition (pattern), or every
+        followed user's partition merged by the client (naive)."""
+        s = self.session
+        if self.approach == "pattern":
+            return [(r.created_at, r.author) for r in s.execute(f"SELECT created_at, author FROM {KEYSPACE}.feed WHERE user_id = %s", (reader,))]
+        items = []
+        for friend in self.network.following[reader]:
+            items += [(r.created_at, friend) for r in s.execute(f"SELECT created_at FROM {KEYSPACE}.activity WHERE user_id = %s", (friend,))]
+        return sorted(items, reverse=True)
+
+    def verify(self) -> Verification:
+        """Every reader's feed holds exactly the activities of the users it follows, newest first."""
+        posted = self.posted_set()
+        s = self.session
+        activities = s.execute(f"SELECT count(*) FROM {KEYSPACE}.activity").one()[0]
+        expected_activities = self.network.activities if posted is None else len(posted)
+        problems = []
+        if activities != expected_activities:
+            problems.append(f"{activities} activities stored, {expected_activities} expected")
+        wrong = []
+        rows = 0
+        for reader in range(self.network.users):
+            feed = self.stored_feed(reader)
+            rows += len(feed)
+            if feed != self.network.expected_feed(reader, posted):
+                wrong.append(reader)
+        if wrong:
+            problems.append(f"{len(wrong)} feeds differ from the activities their readers follow (first readers: {wrong[:5]})")
+        checks = {"activities": activities, "expected_activities": expected_activities, "feeds_checked": self.network.users, "feed_items": rows}
+        if self.phase == "paginate":
+            checks["pages_read"] = sum(r.pages for r in self._readers.values())
+        return Verification(not problems, checks, problems)
+
+    def cleanup(self) -> None:
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+
+
+def trace_post(workload: FanOut, user: int = 0, k: int | None = None) -> cql.TraceTotals:
+    """Post one extra activity with tracing on; sum up partitions written and nodes involved."""
+    s, st, net = workload.session, workload.statements, workload.network
+    k = net.posts + 1000 if k is None else k  # beyond the schedule, so verify()'s expectations are untouched
+    created, content = net.created_at(user, k), net.content(user, k)
+    reports = [cql.trace(s, st.insert_activity, (user, created, content))]
+    if workload.approach == "pattern":
+        followers = s.execute(st.read_followers, (user,)).current_rows
+        reports.append(cql.trace(s, st.read_followers, (user,)))
+        reports += [cql.trace(s, st.insert_feed, (f.follower, created, user, content)) for f in followers]
+    totals = cql.summarise(reports)
+    # take the traced activity back out again
+    s.execute(f"DELETE FROM {KEYSPACE}.activity WHERE user_id = %s AND created_at = %s", (user, created))
+    if workload.approach == "pattern":
+        for f in followers:
+            s.execute(f"DELETE FROM {KEYSPACE}.feed WHERE user_id = %s AND created_at = %s AND author = %s", (f.follower, created, user))
+    return totals
+
+
+def trace_page(workload: FanOut, reader: int = 0) -> cql.TraceTotals:
+    """Read the first page of one reader's feed with tracing on, the approach's own way."""
+    s, st = workload.session, workload.statements
+    if workload.approach == "pattern":
+        return cql.summarise([cql.trace(s, st.feed_first, (reader, workload.page_size))])
+    followed = workload.network.following[reader][: workload.page_size]
+    return cql.summarise([cql.trace(s, st.friend_page, (f, 2**62)) for f in followed])

@@ -1,0 +1,287 @@
+"""Index Table on Cassandra: find a user by e-mail with a secondary index (naive) or a lookup table (pattern).
+
+Two phases, as in the source's test: `register` (each transaction registers one new user) and `login`
+(each transaction finds a registered user by e-mail). Approaches:
+- `naive/legacy`: users keyed by UUID plus Cassandra's original secondary index on `email`;
+- `naive/sai`: the same table with a Storage-Attached Index (Cassandra 5's index) instead;
+- `pattern`: users keyed by UUID plus `users_by_email`, a table whose partition key is the e-mail.
+Each approach has its own tables, so an index never slows down another approach's writes.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from cassandra import ConsistencyLevel
+from cassandra.concurrent import execute_concurrent_with_args
+from cassandra.query import PreparedStatement
+
+from ..engines import cassandra as cql
+from ..errors import ConfigError
+from ..runner import BaseWorkload, Transaction, Verification
+
+PATTERN = "index-table"
+KEYSPACE = "index_table"
+APPROACHES = ("naive/legacy", "naive/sai", "pattern")
+PHASES = ("register", "login")
+EMAIL_DOMAIN = "students.example"
+USER_NAMESPACE = uuid.UUID("6f1c1b1e-3c1a-4d7e-9a55-2f0d3a1b7c11")
+
+
+def email_of(n: int) -> str:
+    """The n-th user's e-mail (warm-up users, n < 0, get their own prefix)."""
+    return f"user{n:07d}@{EMAIL_DOMAIN}" if n >= 0 else f"warmup{-n:07d}@{EMAIL_DOMAIN}"
+
+
+def id_of(n: int) -> uuid.UUID:
+    """A stable UUID per user number, so a login can check it found the right record."""
+    return uuid.uuid5(USER_NAMESPACE, email_of(n))
+
+
+def number_of(email: str) -> int:
+    local = email.split("@", 1)[0]
+    return int(local[4:]) if local.startswith("user") else -int(local[6:])
+
+
+def tables(approach: str) -> tuple[str, str | None]:
+    """(users table, lookup table or None) of one approach."""
+    suffix = {"naive/legacy": "legacy", "naive/sai": "sai", "pattern": "pattern"}[approach]
+    return f"users_{suffix}", ("users_by_email" if approach == "pattern" else None)
+
+
+def schema(approach: str) -> list[str]:
+    """The CQL that creates one approach's tables (and index)."""
+    users, lookup = tables(approach)
+    statements = [
+        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{users} (id uuid PRIMARY KEY, email text, name text, password_hash text)"
+    ]
+    if approach == "naive/legacy":
+        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {KEYSPACE}.{users} (email)")
+    elif approach == "naive/sai":
+        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {KEYSPACE}.{users} (email) USING 'sai'")
+    else:
+        statements.append(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{lookup} (email text PRIMARY KEY, user_id uuid)")
+    return statements
+
+
+@dataclass
+class Statements:
+    """One approach's prepared statements."""
+
+    insert_user: PreparedStatement
+    insert_lookup: PreparedStatement | None
+    by_email: PreparedStatement  # naive: the indexed query; pattern: the lookup-table read
+    by_id: PreparedStatement
+
+
+class IndexTable(BaseWorkload):
+    """One phase of the Index Table test with one approach.
+
+    `users`: how many users the login phase loads and picks from, or how many the register phase
+    registers (then it must equal the run's `operations`: user number seq*workers+worker is what each
+    transaction registers, so the run covers 0..users-1 exactly and verify() can demand exactly that).
+    """
+
+    def __init__(self, addresses: list[str], approach: str, phase: str, users: int, replication: int = 1, consistency: str = "ONE"):
+        if approach not in APPROACHES:
+            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
+        if phase not in PHASES:
+            raise ConfigError(f"unknown phase {phase!r}: choose 'register' or 'login'")
+        if users < 1:
+            raise ConfigError(f"users must be at least 1; got {users}")
+        self.name = f"{PATTERN}/{phase}/{approach}"
+        self.addresses = list(addresses)
+        self.approach = approach
+        self.phase = phase
+        self.users = users
+        self.replication = replication
+        self.consistency = getattr(ConsistencyLevel, consistency)
+        self._session = None
+        self._statements: Statements | None = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_session"] = state["_statements"] = state["_lock"] = None  # each process connects itself
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    # ---- connection ------------------------------------------------------------------------------
+
+    @property
+    def session(self):
+        with self._lock:
+            if self._session is None:
+                self._session = cql.connect(self.addresses)
+            return self._session
+
+    @property
+    def statements(self) -> Statements:
+        if self._statements is None:
+            s = self.session
+            users, lookup = tables(self.approach)
+            prepared = {
+                "insert_user": f"INSERT INTO {KEYSPACE}.{users} (id, email, name, password_hash) VALUES (?, ?, ?, ?)",
+                "insert_lookup": f"INSERT INTO {KEYSPACE}.{lookup} (email, user_id) VALUES (?, ?)" if lookup else None,
+                "by_email": (
+                    f"SELECT user_id FROM {KEYSPACE}.{lookup} WHERE email = ?"
+                    if lookup
+                    else f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE email = ?"
+                ),
+                "by_id": f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE id = ?",
+            }
+            made = {}
+            for key, cql_text in prepared.items():
+                if cql_text is None:
+                    made[key] = None
+                    continue
+                stmt = s.prepare(cql_text)
+                stmt.consistency_level = self.consistency
+                made[key] = stmt
+            self._statements = Statements(**made)
+        return self._statements
+
+    def open_process(self) -> None:
+        _ = self.statements  # connect and prepare before the barrier
+
+    def close_process(self) -> None:
+        if self._session is not None:
+            self._session.cluster.shutdown()
+            self._session = None
+            self._statements = None
+
+    # ---- phases ----------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """Keyspace and this approach's tables; the register phase starts from empty tables."""
+        s = self.session
+        cql.create_keyspace(s, KEYSPACE, self.replication)
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (approach text PRIMARY KEY, users int)")
+        for statement in schema(self.approach):
+            cql.execute_ddl(s, statement)
+        if self.phase == "register":
+            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE approach = %s", (self.approach,))
+            for table in filter(None, tables(self.approach)):
+                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+
+    def load(self) -> None:
+        """The login phase needs `users` registered users; loaded once per cluster and approach."""
+        if self.phase != "login":
+            return
+        s = self.session
+        marker = s.execute(f"SELECT users FROM {KEYSPACE}.loaded WHERE approach = %s", (self.approach,)).one()
+        if marker is not None and marker.users == self.users:
+            return
+        for table in filter(None, tables(self.approach)):
+            s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+        st = self.statements
+        cql.write_all(s, st.insert_user, [user_row(n) for n in range(self.users)])
+        if st.insert_lookup is not None:
+            cql.write_all(s, st.insert_lookup, [(email_of(n), id_of(n)) for n in range(self.users)])
+        s.execute(f"INSERT INTO {KEYSPACE}.loaded (approach, users) VALUES (%s, %s)", (self.approach, self.users))
+
+    def transaction(self, tx: Transaction) -> None:
+        if self.phase == "register":
+            self.register(tx, tx.seq * tx.workers + tx.worker)
+        else:
+            self.login(tx, tx.rng.randrange(self.users))
+
+    def register(self, tx: Transaction, n: int) -> None:
+        """Naive: one write (the index is the database's business). Pattern: the user, then the lookup row."""
+        st = self.statements
+        row = user_row(n)
+        tx.call("insert_user", self.session.execute, st.insert_user, row)
+        if st.insert_lookup is not None:
+            tx.call("insert_lookup", self.session.execute, st.insert_lookup, (row[1], row[0]))
+
+    def login(self, tx: Transaction, n: int) -> None:
+        """Naive: one indexed query, scattered over the ring. Pattern: two key reads, one node each."""
+        found = find_user(self.session, self.statements, email_of(n), tx.call)
+        if found is None or found.id != id_of(n):
+            raise LookupError(f"login of {email_of(n)} found {found and found.id}, expected {id_of(n)}")
+
+    def verify(self) -> Verification:
+        """Every user this phase should have is there exactly once, and its e-mail finds it."""
+        s = self.session
+        users_table, lookup = tables(self.approach)
+        stored = {}
+        for row in s.execute(f"SELECT id, email FROM {KEYSPACE}.{users_table}"):
+            stored[row.id] = row.email
+        numbers = sorted(n for n in (number_of(e) for e in stored.values()) if n >= 0)
+        expected = list(range(self.users))
+        problems = []
+        if numbers != expected:
+            missing = sorted(set(expected) - set(numbers))
+            extra = len(numbers) - len(set(numbers)) + len(set(numbers) - set(expected))
+            problems.append(f"{len(missing)} users missing (first: {missing[:5]}), {extra} unexpected")
+        wrong_ids = [e for i, e in stored.items() if i != id_of(number_of(e))]
+        if wrong_ids:
+            problems.append(f"{len(wrong_ids)} users stored under the wrong id (first: {wrong_ids[:3]})")
+        lookup_rows = None
+        if lookup:
+            lookup_rows = s.execute(f"SELECT count(*) FROM {KEYSPACE}.{lookup}").one()[0]
+            if lookup_rows != len(stored):
+                problems.append(f"{lookup_rows} lookup rows for {len(stored)} users")
+        st = self.statements
+        emails = [email_of(n) for n in expected]
+        not_found = [e for e, ok in zip(emails, self._find_all(st, emails)) if not ok]
+        if not_found:
+            problems.append(f"{len(not_found)} registered users not found by e-mail (first: {not_found[:3]})")
+        checks = {"users": len(stored), "expected": self.users, "found_by_email": len(emails) - len(not_found)}
+        if lookup_rows is not None:
+            checks["lookup_rows"] = lookup_rows
+        return Verification(not problems, checks, problems)
+
+    def _find_all(self, st: Statements, emails: list[str]) -> list[bool]:
+        """Look every e-mail up the approach's own way, many in flight."""
+        s = self.session
+        first = execute_concurrent_with_args(s, st.by_email, [(e,) for e in emails], concurrency=32, raise_on_first_error=False)
+        if st.insert_lookup is None:
+            return [ok and len(rows.current_rows) == 1 and rows.current_rows[0].email == e for (ok, rows), e in zip(first, emails)]
+        ids = [rows.current_rows[0].user_id if ok and rows.current_rows else None for ok, rows in first]
+        second = execute_concurrent_with_args(s, st.by_id, [(i,) for i in ids if i is not None], concurrency=32, raise_on_first_error=False)
+        found = iter(second)
+        out = []
+        for user_id, email in zip(ids, emails):
+            if user_id is None:
+                out.append(False)
+                continue
+            ok, rows = next(found)
+            out.append(ok and len(rows.current_rows) == 1 and rows.current_rows[0].email == email)
+        return out
+
+    def cleanup(self) -> None:
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+
+
+def user_row(n: int) -> tuple[uuid.UUID, str, str, str]:
+    return (id_of(n), email_of(n), f"Student {n}", f"pbkdf2${n:08x}")
+
+
+def find_user(session, st: Statements, email: str, call: Callable[..., Any] | None = None):
+    """The login path: the indexed query (naive), or the lookup read then the user read (pattern)."""
+    call = call or (lambda _op, fn, *a: fn(*a))
+    if st.insert_lookup is None:
+        return call("query_by_index", session.execute, st.by_email, (email,)).one()
+    pointer = call("read_lookup", session.execute, st.by_email, (email,)).one()
+    if pointer is None:
+        return None
+    return call("read_user", session.execute, st.by_id, (pointer.user_id,)).one()
+
+
+def trace_login(workload: IndexTable, n: int = 0) -> cql.TraceTotals:
+    """Run one login with tracing on and sum up what the servers did for it (nodes, partitions, scans)."""
+    s = workload.session
+    st = workload.statements
+    email = email_of(n)
+    if st.insert_lookup is None:
+        return cql.summarise([cql.trace(s, st.by_email, (email,), consistency=workload.consistency)])
+    first = cql.trace(s, st.by_email, (email,), consistency=workload.consistency)
+    second = cql.trace(s, st.by_id, (id_of(n),), consistency=workload.consistency)
+    return cql.summarise([first, second])

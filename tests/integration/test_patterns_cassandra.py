@@ -1,0 +1,139 @@
+"""Index Table and Fan-out workloads on a real 3-node Cassandra: exact counts, order, and what the
+server's own traces say each approach touched."""
+
+import threading
+
+import pytest
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.patterns import fan_out, index_table
+from labkit.patterns.fan_out import FanOut, Network
+from labkit.patterns.index_table import IndexTable
+from labkit.runner import RetryPolicy, run
+from labkit.runner.measurements import Measurements
+from labkit.runner.retry import Retrier
+from labkit.runner.workload import Transaction
+
+NODES = 3
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCassandraCluster(nodes=NODES) as c:
+        yield c
+
+
+def closing(workload):
+    """Run, then always close the workload's driver connections (the runner leaves that to its caller)."""
+    class _Ctx:
+        def __enter__(self):
+            return workload
+
+        def __exit__(self, *exc):
+            workload.close_process()
+
+    return _Ctx()
+
+
+@pytest.mark.parametrize("approach", index_table.APPROACHES)
+def test_index_table_register_then_login_finds_every_user(cluster, approach):
+    users = 300
+    with closing(IndexTable(cluster.addresses, approach, "register", users=users)) as w:
+        r = run(w, threads=4, operations=users)
+        assert r.complete and r.errors == 0
+        assert r.verification.ok, str(r.verification)
+        assert r.verification.checks["users"] == users
+        writes = {"naive/legacy": {"insert_user"}, "naive/sai": {"insert_user"}, "pattern": {"insert_user", "insert_lookup"}}[approach]
+        assert set(r.ops) == writes and all(r.ops[o].count == users for o in writes)
+    with closing(IndexTable(cluster.addresses, approach, "login", users=users)) as w:
+        r = run(w, threads=4, operations=200, warmup=20)
+        assert r.complete and r.errors == 0, r.error_samples
+        assert r.verification.ok, str(r.verification)
+        reads = {"query_by_index"} if approach.startswith("naive") else {"read_lookup", "read_user"}
+        assert set(r.ops) == reads and all(r.ops[o].count == 200 for o in reads)
+
+
+def test_index_table_verify_notices_a_lost_lookup_row(cluster):
+    with closing(IndexTable(cluster.addresses, "pattern", "login", users=50)) as w:
+        w.setup()
+        w.load()
+        w.session.execute("DELETE FROM index_table.users_by_email WHERE email = %s", (index_table.email_of(7),))
+        v = w.verify()
+        assert not v.ok
+        assert any("lookup rows" in p for p in v.problems) and any("not found by e-mail" in p for p in v.problems)
+        w.session.execute("DELETE FROM index_table.loaded WHERE approach = 'pattern'")  # let the next load repair it
+
+
+def test_traces_show_scatter_gather_for_indexes_and_single_nodes_for_the_lookup(cluster):
+    for approach in ("naive/legacy", "naive/sai"):
+        with closing(IndexTable(cluster.addresses, approach, "login", users=50)) as w:
+            w.setup()
+            w.load()
+            t = index_table.trace_login(w, 7)
+            assert t.index_scans == NODES and len(t.nodes) == NODES, t  # every node searched its local index
+    with closing(IndexTable(cluster.addresses, "pattern", "login", users=50)) as w:
+        w.setup()
+        w.load()
+        t = index_table.trace_login(w, 7)
+        assert t.index_scans == 0 and t.partitions_read == 2 and t.rows_read == 2, t
+
+
+NETWORK = Network(users=30, follows=12, posts=5)  # follows > page size: a page cannot be one round
+
+
+def read_whole_feed(w: FanOut, reader: int) -> list:
+    tx = Transaction(0, 1, 0, Measurements(), Retrier(RetryPolicy(), threading.Event(), lambda s: None))
+    expected = NETWORK.expected_feed(reader)
+    seen = []
+    while len(seen) < len(expected):
+        seen += w.paginate(tx, reader)
+    return seen
+
+
+@pytest.mark.parametrize("approach", fan_out.APPROACHES)
+def test_fan_out_post_then_paginate_keeps_every_activity_in_order(cluster, approach):
+    with closing(FanOut(cluster.addresses, approach, "post", NETWORK)) as w:
+        r = run(w, threads=4, operations=NETWORK.activities)
+        assert r.complete and r.errors == 0, r.error_samples
+        assert r.verification.ok, str(r.verification)
+        assert r.verification.checks["activities"] == NETWORK.activities
+        if approach == "pattern":
+            assert r.ops["insert_feed"].count == NETWORK.activities * NETWORK.follows  # one row per follower
+        else:
+            assert set(r.ops) == {"insert_activity"}
+    with closing(FanOut(cluster.addresses, approach, "paginate", NETWORK)) as w:
+        r = run(w, threads=4, operations=120)
+        assert r.complete and r.errors == 0, r.error_samples
+        assert r.verification.ok, str(r.verification)
+        if approach == "pattern":
+            w._readers.clear()
+            assert read_whole_feed(w, 3) == NETWORK.expected_feed(3)  # newest first, page after page, no repeats
+        else:
+            assert r.ops["read_friend"].count >= 120 * 10
+
+
+def test_fan_out_verify_notices_a_missing_feed_row(cluster):
+    with closing(FanOut(cluster.addresses, "pattern", "paginate", NETWORK)) as w:
+        w.setup()
+        w.load()
+        author = NETWORK.following[4][0]
+        created = NETWORK.created_at(author, 2)
+        w.session.execute("DELETE FROM fan_out.feed WHERE user_id = 4 AND created_at = %s AND author = %s", (created, author))
+        v = w.verify()
+        assert not v.ok and "feeds differ" in v.problems[0], str(v)
+        w.session.execute("DELETE FROM fan_out.loaded WHERE what = 'activities'")
+
+
+def test_traces_count_what_one_post_writes_and_one_page_reads(cluster):
+    with closing(FanOut(cluster.addresses, "pattern", "paginate", NETWORK)) as fow, closing(FanOut(cluster.addresses, "naive", "paginate", NETWORK)) as fr:
+        fow.setup()
+        fow.load()
+        followers = len(NETWORK.followers[2])
+        post = fan_out.trace_post(fow, 2)
+        assert post.replica_writes == 1 + followers, post  # replication 1: one replica per partition
+        assert fan_out.trace_post(fr, 2).replica_writes == 1
+        page = fan_out.trace_page(fow, 2)
+        assert page.partitions_read == 1 and page.rows_read == 10, page
+        naive_page = fan_out.trace_page(fr, 2)
+        assert naive_page.statements == 10 and naive_page.partitions_read == 10, naive_page
+        assert fow.verify().ok  # the traced extra post was taken back out

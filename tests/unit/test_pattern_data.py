@@ -1,0 +1,64 @@
+"""The pattern modules' data generators and pure helpers (no server needed)."""
+
+import pytest
+
+from labkit.errors import ConfigError
+from labkit.patterns import index_table, pattern_module
+from labkit.patterns.fan_out import FanOut, Network
+
+
+def test_network_is_reproducible_and_consistent():
+    a, b = Network(users=50, follows=7, posts=4, seed=3), Network(users=50, follows=7, posts=4, seed=3)
+    assert a.following == b.following and a.schedule == b.schedule
+    assert Network(users=50, follows=7, posts=4, seed=4).following != a.following
+    for u, followed in a.following.items():
+        assert len(followed) == 7 and u not in followed
+        for v in followed:
+            assert u in a.followers[v]
+    assert sum(len(f) for f in a.followers.values()) == 50 * 7
+    assert sorted(a.schedule) == [(u, k) for u in range(50) for k in range(4)]
+    last = {}
+    for u, k in a.schedule:  # each user's posts in order, one second apart
+        assert k == last.get(u, -1) + 1
+        last[u] = k
+
+
+def test_expected_feed_is_newest_first_and_respects_what_was_posted():
+    net = Network(users=10, follows=3, posts=5)
+    feed = net.expected_feed(0)
+    assert len(feed) == 15 and feed == sorted(feed, reverse=True)
+    assert {a for _, a in feed} == set(net.following[0])
+    posted = set(net.schedule[:20])
+    partial = net.expected_feed(0, posted)
+    assert all((a, (t - 1_700_000_000_000 - a) // 1000) in posted for t, a in partial)
+
+
+@pytest.mark.parametrize("bad", [dict(users=1, follows=1, posts=1), dict(users=5, follows=5, posts=1), dict(users=5, follows=2, posts=0)])
+def test_network_rejects_impossible_shapes(bad):
+    with pytest.raises(ConfigError):
+        Network(**bad)
+
+
+def test_workloads_reject_unknown_approach_phase_and_sizes():
+    net = Network(users=5, follows=2, posts=2)
+    with pytest.raises(ConfigError, match="unknown approach"):
+        FanOut(["127.0.0.1"], "naive/sai", "post", net)
+    with pytest.raises(ConfigError, match="unknown phase"):
+        FanOut(["127.0.0.1"], "naive", "read", net)
+    with pytest.raises(ConfigError, match="posts must be"):
+        FanOut(["127.0.0.1"], "naive", "post", net, posts=11)
+    with pytest.raises(ConfigError, match="unknown approach"):
+        index_table.IndexTable(["127.0.0.1"], "naive", "login", users=5)
+    with pytest.raises(ConfigError, match="users must be"):
+        index_table.IndexTable(["127.0.0.1"], "pattern", "login", users=0)
+
+
+def test_user_numbers_round_trip_through_emails_and_ids_are_stable():
+    for n in (0, 5, 1234567, -3):
+        assert index_table.number_of(index_table.email_of(n)) == n
+    assert index_table.id_of(5) == index_table.id_of(5) != index_table.id_of(6)
+
+
+def test_implemented_patterns_are_importable():
+    assert pattern_module("index-table") is index_table
+    assert pattern_module("fan-out").APPROACHES == ("naive", "pattern")
