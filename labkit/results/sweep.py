@@ -56,6 +56,8 @@ class SweepPlan:
     processes: int = 1
     repeats: int = 1
     run_options: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, Any] = field(default_factory=dict)
+    """Extra columns for every row, e.g. {"phase": "login"} when a pattern's test has phases."""
 
     def check(self) -> None:
         if not self.approaches or not self.threads or not self.nodes:
@@ -126,6 +128,7 @@ def sweep(
                         operations=plan.operations,
                         repeat=repeat,
                     )
+                    row.update({k: v for k, v in plan.labels.items() if k not in row})
                     row.update({k: v for k, v in result.to_row().items() if k not in row})
                     if store is not None:
                         store.append(row)

@@ -1,0 +1,132 @@
+"""The control panel over an in-memory cluster and workload (unit tests of the view; never a figure)."""
+
+import threading
+import time
+
+import pytest
+
+from fakes import CountingWorkload
+from labkit.clusters.base import ClusterInfo
+from labkit.clusters.slot import ClusterSlot
+from labkit.errors import ConfigError
+from labkit.widgets import ControlPanel, thread_counts
+
+
+class FakeCluster:
+    """Stands for a started cluster in these view tests: it only describes itself."""
+
+    started: list[int] = []
+
+    def __init__(self, nodes):
+        self.nodes = list(range(nodes))
+        self.stopped = False
+
+    def live_nodes(self):
+        return [] if self.stopped else self.nodes
+
+    def info(self):
+        return ClusterInfo(engine="cassandra", server_version="test", provider="local", nodes=len(self.nodes))
+
+    def stop(self):
+        self.stopped = True
+
+
+def start(n):
+    FakeCluster.started.append(n)
+    return FakeCluster(n)
+
+
+def make_panel(sleep_s=0.0, **kw):
+    made = []
+
+    def workload_for(approach, cluster, operations, **choices):
+        w = CountingWorkload(sleep_s)
+        w.name = f"{approach}/{choices}"
+        made.append((approach, len(cluster.nodes), operations, choices))
+        return w
+
+    options = dict(threads=(1, 3), operations=30, nodes=2, choices={"phase": ["login", "register"]})
+    options.update(kw)
+    panel = ControlPanel(title="t", pattern="index-table", approaches=["naive", "pattern"], workload_for=workload_for, slot=ClusterSlot(start), **options)
+    return panel, made
+
+
+def test_thread_counts_cover_the_range_and_its_end():
+    assert thread_counts(1, 8, 3) == [1, 4, 7, 8]
+    assert thread_counts(10, 100, 10)[-1] == 100 and len(thread_counts(10, 100, 10)) == 10
+    with pytest.raises(ConfigError):
+        thread_counts(0, 4, 1)
+
+
+def test_run_sweeps_the_sliders_and_draws_every_point():
+    FakeCluster.started.clear()
+    panel, made = make_panel()
+    panel.choices["phase"].value = "register"
+    panel.run(wait=True)
+    df = panel.results
+    assert len(df) == 2 * 3 and set(df["approach"]) == {"naive", "pattern"} and sorted(set(df["threads"])) == [1, 2, 3]
+    assert (df["phase"] == "register").all() and (df["nodes"] == 2).all() and (df["server_version"] == "test").all()
+    assert made[0] == ("naive", 2, 30, {"phase": "register"})
+    assert len(panel.figure.data) == 4  # throughput and latency line per approach
+    assert all(list(t.x) == [1, 2, 3] for t in panel.figure.data)
+    assert "2 nodes" in panel.cluster_line.value and "done: 6 runs" in panel.status.value
+    assert panel.progress.value == panel.progress.max and not panel.running
+
+
+def test_changing_nodes_restarts_the_cluster_with_that_size():
+    FakeCluster.started.clear()
+    panel, _ = make_panel(threads=(1, 1))
+    panel.run(wait=True)
+    panel.run(wait=True)
+    assert FakeCluster.started == [2]  # same size: reused
+    panel.nodes.value = 4
+    panel.run(wait=True)
+    assert FakeCluster.started == [2, 4] and panel.slot.cluster.info().nodes == 4
+    assert set(panel.results["nodes"]) == {2, 4}
+    assert len(panel.figure.data) == 8  # a line per (approach, nodes)
+
+
+def test_stop_keeps_what_was_measured_and_marks_the_partial_run():
+    panel, _ = make_panel(sleep_s=0.01, threads=(1, 2), operations=400)
+    panel.run(wait=False)
+    time.sleep(1.0)
+    panel.stop()
+    panel.wait(30)
+    assert not panel.running
+    df = panel.results
+    assert len(df) >= 1 and not df["complete"].iloc[-1]
+    assert "stopped" in panel.status.value
+
+
+def test_no_approach_ticked_says_what_to_do():
+    panel, _ = make_panel()
+    for box in panel.approaches.values():
+        box.value = False
+    with pytest.raises(ConfigError, match="tick at least one approach"):
+        panel.run(wait=True)
+    panel.run(wait=False)  # the button path shows it instead of raising
+    assert "tick at least one approach" in panel.status.value
+
+
+def test_an_error_mid_sweep_is_shown_and_earlier_rows_survive():
+    calls = {"n": 0}
+
+    def workload_for(approach, cluster, operations, **choices):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise ConfigError("the cluster went away")
+        return CountingWorkload()
+
+    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=workload_for, slot=ClusterSlot(start), threads=(1, 2), operations=10)
+    with pytest.raises(ConfigError):
+        panel.run(wait=True)
+    assert len(panel.results) == 1 and "the cluster went away" in panel.status.value and not panel.running
+
+
+def test_client_bound_points_are_marked_and_warned_about():
+    panel, _ = make_panel(threads=(1, 1))
+    panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 10.0, "p95_us": 1000, "client_saturated": True, "complete": True})
+    panel.rows.append({"client_saturated": True})
+    panel._draw({"approach": "naive", "nodes": 1, "threads": 8, "throughput": 12.0, "p95_us": 1000, "client_saturated": False, "complete": True})
+    assert list(panel.figure.data[0].marker.symbol) == ["x", "circle"]
+    assert "bottleneck" in panel.warning.value
