@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import typer
 
 from . import __version__
-from .errors import LabkitError
+from .errors import ConfigError, LabkitError
 
 app = typer.Typer(
     help=(
@@ -121,17 +122,21 @@ def down() -> None:
 @app.command("run")
 def run_pattern(
     pattern: str = typer.Argument(..., help="Pattern: uuid-key, index-table, enumerable-keys or fan-out."),
+    phase: str = typer.Option("", "--phase", help="The test's phase (index-table: register|login; fan-out: post|paginate); default: the read phase."),
     engine: str = typer.Option("cassandra", "--engine", "-e", help=ENGINE_HELP),
     nodes: str = typer.Option("1", "--nodes", "-n", help="Node counts: 4, or 4,8, or 1:8:1."),
     threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),
     operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
     processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
+    approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
+    size: list[str] = typer.Option([], "--set", help="Data size, e.g. --set users=2000 (see the pattern module's workload_for)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
     out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
 ) -> None:
     """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
     from .clusters import check_engine, check_provider
     from .patterns import pattern_module
+    from .patterns.sweeps import run_pattern_sweep
     from .results import ResultsStore, SweepPlan, parse_range
     from .runner import validate
 
@@ -144,8 +149,25 @@ def run_pattern(
             validate(t, operations, processes, None, 0)
         ResultsStore(out)
         module = pattern_module(pattern)
-        plan = SweepPlan(pattern=pattern, approaches=module.APPROACHES, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes)
-        rows = module.run_sweep(plan, engine=engine, provider=provider, out=out)
+        phase = phase or module.PHASES[-1]
+        if phase not in module.PHASES:
+            raise ConfigError(f"unknown phase {phase!r} for {pattern}: choose one of {', '.join(module.PHASES)}")
+        chosen = [a.strip() for a in approaches.split(",") if a.strip()] or list(module.APPROACHES)
+        unknown = [a for a in chosen if a not in module.APPROACHES]
+        if unknown:
+            raise ConfigError(f"unknown approach {unknown[0]!r} for {pattern}: choose from {', '.join(module.APPROACHES)}")
+        options: dict[str, object] = {"phase": phase}
+        for item in size:
+            key, sep, value = item.partition("=")
+            if not sep or not value.strip().isdigit():
+                raise ConfigError(f"--set takes NAME=NUMBER (e.g. --set users=2000); got {item!r}")
+            options[key.strip()] = int(value)
+        accepted = set(inspect.signature(module.workload_for).parameters) - {"approach", "cluster", "operations"}
+        for key in options:
+            if key not in accepted:
+                raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")
+        plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes)
+        rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo)
     except LabkitError as exc:
         _fail(exc)
     typer.echo(f"{len(rows)} rows appended to {out}")

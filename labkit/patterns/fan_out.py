@@ -394,3 +394,12 @@ def trace_page(workload: FanOut, reader: int = 0) -> cql.TraceTotals:
         return cql.summarise([cql.trace(s, st.feed_first, (reader, workload.page_size))])
     followed = workload.network.following[reader][: workload.page_size]
     return cql.summarise([cql.trace(s, st.friend_page, (f, 2**62)) for f in followed])
+
+
+def workload_for(
+    approach: str, cluster: Any, operations: int, phase: str = "paginate", users: int = 40, follows: int = 10, posts: int = 8, replication: int = 1
+) -> FanOut:
+    """The workload one run needs: the post phase saves the first `operations` activities of the
+    schedule (at most users x posts), the paginate phase reads `operations` pages."""
+    network = Network(users=users, follows=follows, posts=posts)
+    return FanOut(cluster.addresses, approach, phase, network, posts=min(operations, network.activities) if phase == "post" else None, replication=replication)

@@ -285,3 +285,9 @@ def trace_login(workload: IndexTable, n: int = 0) -> cql.TraceTotals:
     first = cql.trace(s, st.by_email, (email,), consistency=workload.consistency)
     second = cql.trace(s, st.by_id, (id_of(n),), consistency=workload.consistency)
     return cql.summarise([first, second])
+
+
+def workload_for(approach: str, cluster: Any, operations: int, phase: str = "login", users: int = 1000, replication: int = 1) -> IndexTable:
+    """The workload one run needs: the register phase registers `operations` users, the login phase
+    logs in among `users` loaded ones (what the panel, the CLI and the benchmarks all call)."""
+    return IndexTable(cluster.addresses, approach, phase, users=operations if phase == "register" else users, replication=replication)

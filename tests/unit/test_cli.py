@@ -76,3 +76,18 @@ def test_status_and_down_with_nothing_running(tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout) == {"clusters": []}
     r = labkit("down", home=tmp_path)
     assert r.returncode == 0 and "nothing to stop" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "index-table", "--phase", "read"], "unknown phase 'read' for index-table"),
+        (["run", "fan-out", "--approaches", "naive,fast"], "unknown approach 'fast'"),
+        (["run", "fan-out", "--set", "colour=3"], "has no setting 'colour'"),
+        (["run", "fan-out", "--set", "users=many"], "NAME=NUMBER"),
+    ],
+)
+def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):
+    r = labkit(*args, "--out", str(tmp_path / "r.csv"))
+    assert r.returncode != 0 and message in r.stderr + r.stdout
+    assert not (tmp_path / "r.csv").exists()

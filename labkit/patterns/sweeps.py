@@ -1,0 +1,37 @@
+"""Run a pattern's sweep outside a notebook (the CLI and the benchmarks): one resizable cluster,
+the pattern module's own `workload_for`, rows appended to a results file as they are measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ..clusters.slot import ClusterSlot
+from ..results import ResultsStore, SweepPlan, sweep
+
+
+def run_pattern_sweep(
+    module: Any,
+    plan: SweepPlan,
+    *,
+    engine: str = "cassandra",
+    provider: str = "auto",
+    out: str | Path | None = None,
+    options: dict[str, Any] | None = None,
+    echo: Callable[[str], None] = print,
+) -> list[dict[str, Any]]:
+    """Sweep `plan` with `module.workload_for(approach, cluster, operations, **options)`; every option is
+    also a column of each row (e.g. phase). The cluster is stopped at the end, whatever happens."""
+    options = dict(options or {})
+    plan.labels = {**options, **plan.labels}
+    store = ResultsStore(out) if out is not None else None
+    rows: list[dict[str, Any]] = []
+    with ClusterSlot.for_engine(engine, provider, on_change=echo) as slot:
+        workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options)  # noqa: E731
+        for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store):
+            rows.append(row)
+            echo(
+                f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
+                f"p95 {row['p95_us'] / 1000:7.1f} ms  verify={row.get('verify_ok')}  client_bound={row.get('client_saturated')}"
+            )
+    return rows
