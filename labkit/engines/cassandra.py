@@ -9,10 +9,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from cassandra import ConsistencyLevel
+from cassandra import ConsistencyLevel, InvalidRequest
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, Session
 from cassandra.policies import DCAwareRoundRobinPolicy, RoundRobinPolicy, TokenAwarePolicy
 from cassandra.query import SimpleStatement
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from ..errors import LabkitError
 
@@ -56,8 +57,17 @@ def wait_for_schema_agreement(session: Session, timeout: float = 60) -> None:
         raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
 
 
+def _schema_not_there_yet(exc: BaseException) -> bool:
+    text = str(exc)
+    return isinstance(exc, InvalidRequest) and ("doesn't exist" in text or "unconfigured table" in text)
+
+
+@retry(retry=retry_if_exception(_schema_not_there_yet), wait=wait_fixed(0.5), stop=stop_after_delay(30), reraise=True)
 def execute_ddl(session: Session, statement: str) -> None:
-    """Run a schema change and wait until every node has it (DDL on a lagging node fails otherwise)."""
+    """Run a schema change and wait until every node has it (DDL on a lagging node fails otherwise).
+
+    Right after a cluster starts, the driver can report agreement before it has seen every peer, and
+    the next statement may reach a node that has not applied the previous one yet: that one is retried."""
     session.execute(SimpleStatement(statement, consistency_level=ConsistencyLevel.ALL), timeout=60)
     wait_for_schema_agreement(session)
 

@@ -19,14 +19,18 @@ def run_pattern_sweep(
     out: str | Path | None = None,
     options: dict[str, Any] | None = None,
     echo: Callable[[str], None] = print,
+    slot: ClusterSlot | None = None,
 ) -> list[dict[str, Any]]:
     """Sweep `plan` with `module.workload_for(approach, cluster, operations, **options)`; every option is
-    also a column of each row (e.g. phase). The cluster is stopped at the end, whatever happens."""
+    also a column of each row (e.g. phase). Pass `slot` to keep the cluster for the next sweep (the
+    caller stops it then); otherwise it is stopped at the end, whatever happens."""
     options = dict(options or {})
     plan.labels = {**options, **plan.labels}
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
-    with ClusterSlot.for_engine(engine, provider, on_change=echo) as slot:
+    own = slot is None
+    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo)
+    try:
         workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options)  # noqa: E731
         for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store):
             rows.append(row)
@@ -34,4 +38,7 @@ def run_pattern_sweep(
                 f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
                 f"p95 {row['p95_us'] / 1000:7.1f} ms  verify={row.get('verify_ok')}  client_bound={row.get('client_saturated')}"
             )
+    finally:
+        if own:
+            slot.stop()
     return rows

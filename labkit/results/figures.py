@@ -32,6 +32,8 @@ def _check(df: pd.DataFrame, needed: tuple[str, ...]) -> None:
 
 def _title(kind: str, df: pd.DataFrame) -> str:
     pattern = ", ".join(sorted(df["pattern"].astype(str).unique()))
+    if "phase" in df:
+        pattern += " · phase " + ", ".join(sorted(df["phase"].astype(str).unique()))
     processes = ", ".join(str(p) for p in sorted(df["processes"].unique())) if "processes" in df else "1"
     return f"{pattern}: {kind} vs client threads<br><sup>{describe_servers(df)} · client processes {processes}</sup>"
 
