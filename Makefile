@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= quick
 
-.PHONY: run test unit lab venv provision system-deps clean bench
+.PHONY: run test unit lab venv provision system-deps browser-deps clean bench
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
@@ -27,16 +27,22 @@ provision: venv
 run: provision system-deps
 	$(PY) -m labkit.batch --profile $(PROFILE) --notebooks notebooks --out build
 
-## system-deps: iptables for the partition lessons (installed with apt-get when running as root)
+## system-deps: iptables for the partition lessons; browser-deps: Chromium for the browser test.
+## Both come from apt-get when running as root; elsewhere the lessons and the test say what is missing.
+APT_INSTALL = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	else echo "note: $(1) is missing and cannot be installed here ($(2) will say so)"; fi
+
 system-deps:
-	@command -v iptables >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing iptables (network partitions between local datacenters)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iptables >/dev/null; \
-	  else echo "note: iptables is missing and cannot be installed here; partition lessons will say so"; fi; }
+	@command -v iptables >/dev/null 2>&1 || { echo "installing iptables (network partitions between local datacenters)"; \
+	  $(call APT_INSTALL,iptables,the partition lessons); }
+
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium (the JupyterLab browser test)"; \
+	  $(call APT_INSTALL,chromium,the browser test); }
 
 ## test: everything CI runs (unit, integration on real servers, notebooks under nbval)
-test: venv system-deps
+test: venv system-deps browser-deps
 	$(PY) -m pytest -q -p no:cacheprovider tests --nbval-lax --nbval-cell-timeout=900 notebooks
 
 unit: venv

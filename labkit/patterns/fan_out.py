@@ -279,15 +279,27 @@ class FanOut(BaseWorkload):
                 state = self._readers[user] = ReaderState()
             return state
 
+    def read_whole_feed(self, tx: Transaction, user: int) -> list[tuple[int, int]]:
+        """Page through `user`'s feed from the top until every activity was shown once (for checks)."""
+        self._readers.pop(user, None)
+        total = len(self.network.expected_feed(user, self.posted_set()))
+        seen: list[tuple[int, int]] = []
+        while len(seen) < total:
+            page = self.paginate(tx, user)
+            if not page:
+                break
+            seen += page
+        return seen[:total] if len(seen) >= total else seen
+
     def paginate(self, tx: Transaction, user: int) -> list[tuple[int, int]]:
         """Read the next page of `user`'s feed; returns its (created_at, author) items."""
         state = self.reader(user)
         with state.lock:
-            page = self._naive_page(tx, user, state) if self.approach == "naive" else self._pattern_page(tx, user, state)
+            page = self.read_page_naive(tx, user, state) if self.approach == "naive" else self.read_page_pattern(tx, user, state)
             state.pages += 1
         return page
 
-    def _naive_page(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
+    def read_page_naive(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
         """The source's Fan-out on Read: ask the next `page_size` followed users for their next-newest
         activity each (one query per followed user), round after round."""
         s, st = self.session, self.statements
@@ -307,7 +319,7 @@ class FanOut(BaseWorkload):
         page.sort(reverse=True)  # the client merges: each partition is sorted only by its own author
         return page
 
-    def _pattern_page(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
+    def read_page_pattern(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
         """Fan-out on Write: one query on the reader's own partition, continuing after the last row."""
         s, st = self.session, self.statements
         if state.feed_cursor is None:
@@ -403,3 +415,37 @@ def workload_for(
     schedule (at most users x posts), the paginate phase reads `operations` pages."""
     network = Network(users=users, follows=follows, posts=posts)
     return FanOut(cluster.addresses, approach, phase, network, posts=min(operations, network.activities) if phase == "post" else None, replication=replication)
+
+
+def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network | None = None, readers: int = 5) -> "CheckReport":
+    """The exercise's check: post every activity with the student's fan-out, then page through feeds."""
+    from .exercise import CheckReport, a_transaction, check_all, run_step
+
+    network = network or Network(users=30, follows=12, posts=5)
+
+    def post(report: CheckReport) -> bool:
+        workload = workload_class(cluster.addresses, "pattern", "post", network)
+        return run_step(report, "post every activity and copy it to each follower's feed", workload, network.activities)
+
+    def paginate(report: CheckReport) -> bool:
+        workload = workload_class(cluster.addresses, "pattern", "paginate", network)
+        if not run_step(report, "read 100 feed pages", workload, 100):
+            return False
+        try:
+            for reader in range(readers):
+                seen = workload.read_whole_feed(a_transaction(), reader)
+                expected = network.expected_feed(reader)
+                if seen != expected:
+                    first = next((i for i, (a, b) in enumerate(zip(seen, expected)) if a != b), min(len(seen), len(expected)))
+                    return report.add(
+                        f"page through reader {reader}'s whole feed", False,
+                        f"{len(seen)} items shown, {len(expected)} expected; first difference at item {first}: "
+                        f"{seen[first] if first < len(seen) else 'nothing'} instead of {expected[first] if first < len(expected) else 'nothing'}",
+                    )
+        except NotImplementedError as exc:
+            return report.add("page through whole feeds", False, f"not written yet ({exc})")
+        finally:
+            workload.close_process()
+        return report.add(f"page through {readers} readers' whole feeds", True, "newest first, every activity once")
+
+    return check_all(f"Fan-out on Write exercise ({workload_class.__name__})", [post, paginate])

@@ -4,6 +4,7 @@ from .figures import latency_figure, throughput_figure
 from .metadata import METADATA_COLUMNS, run_metadata
 from .store import ResultsStore, append_rows, load
 from .sweep import SweepPlan, parse_range, sweep
+from .verification import verification_report
 
 __all__ = [
     "METADATA_COLUMNS",
@@ -16,4 +17,5 @@ __all__ = [
     "run_metadata",
     "sweep",
     "throughput_figure",
+    "verification_report",
 ]

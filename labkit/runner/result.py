@@ -108,6 +108,8 @@ class RunResult:
             "client_saturated": self.client_saturated,
             "machine_cpu_busy": None if self.machine_cpu_busy is None else round(self.machine_cpu_busy, 3),
             "verify_ok": None if self.verification is None else self.verification.ok,
+            "verify_checks": "" if self.verification is None else ", ".join(f"{k}={v}" for k, v in self.verification.checks.items()),
+            "verify_problems": "" if self.verification is None else "; ".join(self.verification.problems),
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
         }
         for op, s in sorted(self.ops.items()):

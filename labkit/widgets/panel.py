@@ -59,6 +59,7 @@ class ControlPanel:
         operations: int = 1000,
         max_operations: int = 200_000,
         choices: dict[str, Sequence[str]] | None = None,
+        labels: dict[str, Any] | None = None,
         run_options: dict[str, Any] | None = None,
         store: ResultsStore | str | None = None,
     ):
@@ -66,12 +67,13 @@ class ControlPanel:
         self.workload_for = workload_for
         self.slot = slot
         self.run_options = dict(run_options or {})
+        self.labels = dict(labels or {})  # fixed settings, e.g. {"phase": "login"}: passed to workload_for, a column of every row
         self.store = store
         self.rows: list[dict[str, Any]] = []
         self.error: BaseException | None = None
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
-        self._traces: dict[tuple[str, int], tuple[int, int]] = {}
+        self._traces: dict[tuple, tuple[int, int]] = {}
         self._last_tick = 0.0
 
         style = {"description_width": "110px"}
@@ -123,7 +125,7 @@ class ControlPanel:
             nodes=[self.nodes.value],
             operations=self.operations.value,
             run_options=self.run_options,
-            labels={name: box.value for name, box in self.choices.items()},
+            labels={**self.labels, **{name: box.value for name, box in self.choices.items()}},
         )
 
     def run(self, wait: bool = True) -> "ControlPanel":
@@ -230,12 +232,12 @@ class ControlPanel:
         """Add one finished run to its (approach, nodes) line in both panels; ✕ marks client-bound points."""
         if not row.get("complete", True):
             return
-        key = (str(row["approach"]), int(row["nodes"]))
+        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices))
         bound = bool(row.get("client_saturated"))
         with self.figure.batch_update():
             if key not in self._traces:
-                name = f"{key[0]} · {key[1]} node{'s' if key[1] != 1 else ''}"
-                group = f"{key[0]}/{key[1]}"
+                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *key[2:]])
+                group = "/".join(map(str, key))
                 for col in (1, 2):
                     self.figure.add_trace(
                         go.Scatter(x=[], y=[], mode="lines+markers", name=name, legendgroup=group, showlegend=col == 1, marker=dict(symbol=[], size=9)),

@@ -174,3 +174,20 @@ def test_sweep_closes_each_runs_workload_after_verify():
     list(sweep(plan, cluster_for=fake_cluster, workload_for=workload_for))
     assert [w.phases[-1] for w in made] == ["close_process", "close_process"]
     assert all(w.phases.index("verify") < w.phases.index("close_process") for w in made)
+
+
+def test_verification_report_is_one_line_per_run_and_counts_failures():
+    import pandas as pd
+
+    from labkit.results import verification_report
+
+    df = pd.DataFrame([
+        {"phase": "login", "approach": "pattern", "nodes": 3, "threads": 8, "complete": True, "verify_ok": True, "verify_checks": "users=10", "verify_problems": ""},
+        {"phase": "login", "approach": "naive/sai", "nodes": 3, "threads": 2, "complete": True, "verify_ok": False, "verify_checks": "users=9", "verify_problems": "1 users missing"},
+        {"phase": "login", "approach": "naive/sai", "nodes": 3, "threads": 8, "complete": False, "verify_ok": None, "verify_checks": "", "verify_problems": ""},
+    ])
+    text = verification_report(df).splitlines()
+    assert text[0] == "phase=login approach=naive/sai nodes=3 threads=2: FAILED (users=9) — 1 users missing"
+    assert text[1].endswith("stopped early, not verified")
+    assert text[2] == "phase=login approach=pattern nodes=3 threads=8: ok (users=10)"
+    assert text[-1] == "3 runs, 1 failed verification"

@@ -130,3 +130,13 @@ def test_client_bound_points_are_marked_and_warned_about():
     panel._draw({"approach": "naive", "nodes": 1, "threads": 8, "throughput": 12.0, "p95_us": 1000, "client_saturated": False, "complete": True})
     assert list(panel.figure.data[0].marker.symbol) == ["x", "circle"]
     assert "bottleneck" in panel.warning.value
+
+
+def test_fixed_labels_reach_the_workload_and_the_rows_and_choices_split_the_lines():
+    panel, made = make_panel(threads=(1, 1), labels={"phase": "login"}, choices={"size": ["small", "large"]})
+    panel.run(wait=True)
+    panel.choices["size"].value = "large"
+    panel.run(wait=True)
+    assert made[0][3] == {"phase": "login", "size": "small"} and made[-1][3] == {"phase": "login", "size": "large"}
+    assert set(panel.results["phase"]) == {"login"} and set(panel.results["size"]) == {"small", "large"}
+    assert len(panel.figure.data) == 8  # (approach, nodes, size): 4 lines x 2 panels
