@@ -133,6 +133,11 @@ def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
     docker = docker_engine_usable()
     docker_ok, docker_detail = docker
     checks.append(Check("Docker engine", docker_ok, docker_detail, "" if docker_ok else "only needed for the compose provider"))
+    if docker_ok:
+        from .clusters.compose.provider import compose_available
+
+        compose_ok, compose_detail = compose_available()
+        checks.append(Check("docker compose", compose_ok, compose_detail, "" if compose_ok else "install docker-compose-plugin for the compose provider"))
     checks.append(check_ports())
     from .clusters import IMPLEMENTED
 

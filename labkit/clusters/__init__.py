@@ -13,6 +13,10 @@ from .base import ENGINES, PROVIDERS, ClusterInfo
 
 IMPLEMENTED: dict[tuple[str, str], str] = {
     ("cassandra", "local"): "labkit.clusters.local.cassandra:LocalCassandraCluster",
+    ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
+    ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
+    ("mongodb", "compose"): "labkit.clusters.compose.provider:ComposeMongoCluster",
+    ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
 }
 """(engine, provider) -> "module:Class" of the implementations this version ships."""
 
