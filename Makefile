@@ -50,7 +50,7 @@ unit: venv
 
 ## lab: JupyterLab on the notebooks
 lab: venv
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
 
 bench: venv
 	$(PY) benchmarks/runner_overhead.py

@@ -45,7 +45,7 @@ QUICK = {
     "index-table": [("register", [2], [4, 16], 500, {}), ("login", [1, 2], [4, 16], 500, {"users": 1000})],
     "fan-out": [("post", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8}), ("paginate", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8})],
 }
-COLUMNS = ["engine", "server_version", "provider", "nodes", "phase", "approach", "threads", "operations", "throughput",
+COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "approach", "threads", "operations", "throughput",
            "mean_us", "p95_us", "p99_us", "errors", "retries", "verify_ok", "client_cpu_cores", "client_saturated"]
 
 

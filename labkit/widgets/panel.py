@@ -74,6 +74,7 @@ class ControlPanel:
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._traces: dict[tuple, tuple[int, int]] = {}
+        self._sweeps = 0  # each press of Run draws its own lines, so a repeat does not zigzag over the last one
         self._last_tick = 0.0
 
         style = {"description_width": "110px"}
@@ -143,6 +144,7 @@ class ControlPanel:
             return self
         self._cancel.clear()
         self.error = None
+        self._sweeps += 1
         self._set_running(True, plan)
         if wait:
             self._sweep(plan)
@@ -232,11 +234,11 @@ class ControlPanel:
         """Add one finished run to its (approach, nodes) line in both panels; ✕ marks client-bound points."""
         if not row.get("complete", True):
             return
-        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices))
+        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), self._sweeps)
         bound = bool(row.get("client_saturated"))
         with self.figure.batch_update():
             if key not in self._traces:
-                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *key[2:]])
+                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *key[2:-1]] + ([f"run {key[-1]}"] if key[-1] > 1 else []))
                 group = "/".join(map(str, key))
                 for col in (1, 2):
                     self.figure.add_trace(

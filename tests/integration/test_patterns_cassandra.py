@@ -1,18 +1,14 @@
 """Index Table and Fan-out workloads on a real 3-node Cassandra: exact counts, order, and what the
 server's own traces say each approach touched."""
 
-import threading
-
 import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.patterns import fan_out, index_table
 from labkit.patterns.fan_out import FanOut, Network
 from labkit.patterns.index_table import IndexTable
-from labkit.runner import RetryPolicy, run
-from labkit.runner.measurements import Measurements
-from labkit.runner.retry import Retrier
-from labkit.runner.workload import Transaction
+from labkit.patterns.exercise import a_transaction
+from labkit.runner import run
 
 NODES = 3
 
@@ -81,15 +77,6 @@ def test_traces_show_scatter_gather_for_indexes_and_single_nodes_for_the_lookup(
 NETWORK = Network(users=30, follows=12, posts=5)  # follows > page size: a page cannot be one round
 
 
-def read_whole_feed(w: FanOut, reader: int) -> list:
-    tx = Transaction(0, 1, 0, Measurements(), Retrier(RetryPolicy(), threading.Event(), lambda s: None))
-    expected = NETWORK.expected_feed(reader)
-    seen = []
-    while len(seen) < len(expected):
-        seen += w.paginate(tx, reader)
-    return seen
-
-
 @pytest.mark.parametrize("approach", fan_out.APPROACHES)
 def test_fan_out_post_then_paginate_keeps_every_activity_in_order(cluster, approach):
     with closing(FanOut(cluster.addresses, approach, "post", NETWORK)) as w:
@@ -106,8 +93,7 @@ def test_fan_out_post_then_paginate_keeps_every_activity_in_order(cluster, appro
         assert r.complete and r.errors == 0, r.error_samples
         assert r.verification.ok, str(r.verification)
         if approach == "pattern":
-            w._readers.clear()
-            assert read_whole_feed(w, 3) == NETWORK.expected_feed(3)  # newest first, page after page, no repeats
+            assert w.read_whole_feed(a_transaction(), 3) == NETWORK.expected_feed(3)  # newest first, page after page, no repeats
         else:
             assert r.ops["read_friend"].count >= 120 * 10
 

@@ -83,7 +83,9 @@ def test_changing_nodes_restarts_the_cluster_with_that_size():
     panel.run(wait=True)
     assert FakeCluster.started == [2, 4] and panel.slot.cluster.info().nodes == 4
     assert set(panel.results["nodes"]) == {2, 4}
-    assert len(panel.figure.data) == 8  # a line per (approach, nodes)
+    assert len(panel.figure.data) == 12  # each press of Run draws its own line per approach, in both panels
+    names = {t.name for t in panel.figure.data}
+    assert {"naive · 2 nodes · login", "naive · 2 nodes · login · run 2", "pattern · 4 nodes · login · run 3"} <= names
 
 
 def test_stop_keeps_what_was_measured_and_marks_the_partial_run():

@@ -1,0 +1,141 @@
+"""A student's path through a real browser: JupyterLab serves 02_index_table.ipynb, Chromium (Debian's,
+driven by Playwright) runs every cell, clicks Run on the login panel and waits for the live figure to
+gain the new points of both approaches. The screenshot lands in build/test-artifacts/."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labkit.clusters.local.processes import processes_under
+from labkit.clusters.registry import clusters_dir
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "build" / "test-artifacts"
+TINY = {"nodes": 1, "evidence_nodes": [1], "users": 100, "threads": (1, 2), "thread_step": 1, "operations": 60}
+RUNS_PER_SWEEP = 3 * 2  # approaches x thread counts
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.skip("Debian's Chromium is not installed and could not be (make test installs it with apt-get as root): browser test skipped")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tiny_copy(workdir: Path) -> Path:
+    """The real notebook with CI's tiny parameters and without its closing cell (the test stops the
+    kernel itself, after clicking Run)."""
+    nb = nbformat.read(REPO / "notebooks" / "02_index_table.ipynb", as_version=4)
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    params.source += "\n# browser test\n" + "\n".join(f"{k} = {v!r}" for k, v in TINY.items())
+    nb.cells = [c for c in nb.cells if "slot.stop()" not in c.source]
+    path = workdir / "02_index_table.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def api(port: int, token: str, path: str, method: str = "GET"):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    notebook = tiny_copy(tmp_path)
+    port, token = free_port(), secrets.token_hex(16)
+    log = open(tmp_path / "jupyterlab.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
+         f"--ServerApp.root_dir={tmp_path}", "--ServerApp.open_browser=False", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+        + (["--allow-root"] if os.geteuid() == 0 else []),
+        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")},
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                api(port, token, "/api/status")
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start:\n{(tmp_path / 'jupyterlab.log').read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/lab/tree/{notebook.name}?token={token}", (port, token)
+    finally:
+        try:  # a polite kernel shutdown lets the kernel's exit handlers stop the cluster it started
+            for kernel in api(port, token, "/api/kernels"):
+                api(port, token, f"/api/kernels/{kernel['id']}", method="DELETE")
+        except OSError:
+            pass
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        deadline = time.monotonic() + 30
+        while [p for p in processes_under(clusters_dir()) if "java" in p.name()] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not [p for p in processes_under(clusters_dir()) if "java" in p.name()], "the notebook's cluster outlived its kernel"
+
+
+def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyterlab):
+    from playwright.sync_api import sync_playwright
+
+    url, _ = jupyterlab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        try:
+            page.goto(url, timeout=120_000)
+            page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=120_000)
+            page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)  # the kernel is ready
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            done = page.locator(".widget-html", has_text=f"done: {RUNS_PER_SWEEP} runs")
+            # JupyterLab renders only the cells near the viewport, so wait for presence, not visibility
+            done.nth(1).wait_for(state="attached", timeout=480_000)  # both panels (register, login) finished their first sweep
+            page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
+            errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] .jp-RenderedText, .jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
+            assert "Traceback" not in " ".join(errors.all_text_contents()), errors.all_text_contents()
+
+            login_panel = page.locator(".widget-vbox", has=page.locator("h4", has_text="phase (b)")).last
+            login_panel.scroll_into_view_if_needed()
+            figure = login_panel.locator(".js-plotly-plot")
+            before = figure.locator(".scatterlayer .trace .points path").count()
+            assert before == RUNS_PER_SWEEP * 2  # each run is a point in the throughput and the latency panel
+            login_panel.locator("button", has_text="Run").click()
+            page.wait_for_function(
+                "([el, n]) => el.querySelectorAll('.scatterlayer .trace .points path').length >= n",
+                arg=[figure.element_handle(), 2 * before],
+                timeout=600_000,
+            )
+            legend = " ".join(figure.locator(".legendtext").all_text_contents())
+            assert "naive/legacy" in legend and "naive/sai" in legend and "pattern" in legend, legend
+            status = login_panel.locator(".widget-html").all_text_contents()
+            assert any("cassandra" in s and "1 node" in s for s in status), status  # the engine/version/provider line
+            login_panel.screenshot(path=str(ARTIFACTS / "jupyterlab_index_table_panel.png"))
+            page.screenshot(path=str(ARTIFACTS / "jupyterlab_index_table_page.png"), full_page=False)
+        finally:
+            browser.close()
