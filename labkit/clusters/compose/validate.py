@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -50,11 +51,12 @@ def build(target: Path) -> Path:
     if shutil.which("go") is None:
         raise NotAvailableError("validating compose files needs `docker compose`, or Go to build it (apt-get install golang, or go.dev/dl)")
     work = target.parent / f"compose-build-{COMPOSE_VERSION}"
-    work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)  # a half-written module from an interrupted build would confuse go
+    work.mkdir(parents=True)
     info = json.loads(_go(["mod", "download", "-json", f"{COMPOSE_MODULE}@{COMPOSE_VERSION}"], work))
     upstream = Path(info["GoMod"]).read_text()
     go_line = next(line for line in upstream.splitlines() if line.startswith("go "))
-    excludes = upstream[upstream.index("exclude (") : upstream.index(")", upstream.index("exclude (")) + 1] if "exclude (" in upstream else ""
+    excludes = "\n".join(re.findall(r"^exclude \($.*?^\)$", upstream, flags=re.MULTILINE | re.DOTALL))
     (work / "go.mod").write_text(f"module labkit.invalid/composebuild\n\n{go_line}\n\n{excludes}\n")
     _go(["get", f"{COMPOSE_MODULE}/cmd@{COMPOSE_VERSION}"], work)
     tmp = target.with_suffix(".tmp")
