@@ -18,7 +18,7 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ..registry import clusters_dir
 from . import topology
-from .images import IMAGES
+from .images import CREDENTIALS, IMAGES
 
 Runner = Callable[[Sequence[str], float], "subprocess.CompletedProcess[str]"]
 
@@ -261,6 +261,27 @@ class ComposeCouchbaseCluster(ComposeCluster):
     def connection_string(self) -> str:
         ports = topology.couchbase_host_ports(0)
         return f"couchbase://127.0.0.1:{ports['kv']}?network=external"
+
+    def wait_engine_ready(self) -> None:
+        cluster = self.cluster()
+        try:
+            from ...engines import couchbase
+
+            self._server_version = couchbase.server_version(cluster)
+        finally:
+            cluster.close()
+
+    def cluster(self):
+        """The SDK's Cluster, authenticated with the credentials of compose/labkit.env."""
+        from ...engines import couchbase
+
+        return couchbase.connect(self.connection_string, CREDENTIALS["LABKIT_COUCHBASE_USER"], CREDENTIALS["LABKIT_COUCHBASE_PASSWORD"])
+
+    def collection(self):
+        """The lab bucket's default collection."""
+        from ...engines import couchbase
+
+        return couchbase.collection(self.cluster(), CREDENTIALS["LABKIT_COUCHBASE_BUCKET"])
 
 
 COMPOSE_CLUSTERS = {c.engine: c for c in (ComposeCassandraCluster, ComposeMongoCluster, ComposeCouchbaseCluster)}
