@@ -107,17 +107,24 @@ class Toxiproxy:
         return self._call("POST", "/proxies", {"name": name, "listen": listen, "upstream": upstream, "enabled": True})
 
     def set_latency(self, name: str, latency_ms: float, jitter_ms: float = 0, stream: str = "downstream") -> None:
-        """Delay every chunk of data on proxy `name` by `latency_ms` (the toxic is replaced if present)."""
+        """Delay every chunk of data on proxy `name` in one direction by `latency_ms` (replacing the
+        toxic of that direction if present; 0 removes it)."""
+        toxic = f"latency_{stream}"
         try:
-            self._call("DELETE", f"/proxies/{name}/toxics/latency")
+            self._call("DELETE", f"/proxies/{name}/toxics/{toxic}")
         except LabkitError:
             pass
         if latency_ms > 0:
             self._call(
                 "POST",
                 f"/proxies/{name}/toxics",
-                {"name": "latency", "type": "latency", "stream": stream, "toxicity": 1.0, "attributes": {"latency": int(latency_ms), "jitter": int(jitter_ms)}},
+                {"name": toxic, "type": "latency", "stream": stream, "toxicity": 1.0, "attributes": {"latency": int(latency_ms), "jitter": int(jitter_ms)}},
             )
+
+    def set_link_latency(self, name: str, one_way_ms: float, jitter_ms: float = 0) -> None:
+        """A WAN link: `one_way_ms` each way, so every request/response pays twice that."""
+        for stream in ("upstream", "downstream"):
+            self.set_latency(name, one_way_ms, jitter_ms, stream)
 
     def proxies(self) -> dict:
         return self._call("GET", "/proxies")

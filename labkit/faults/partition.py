@@ -1,7 +1,12 @@
-"""Network partitions between loopback addresses with iptables (root only, no namespaces needed).
+"""Network partitions between the local datacenters with iptables (root only, no namespaces needed).
 
-Rules live in one chain of our own, LABKIT-PARTITION, jumped to from INPUT; healing flushes it, so a
-crashed lesson can always be healed with `heal_all()` (and `labkit down` does so).
+Source addresses cannot tell the sides apart: for every 127.x destination the kernel picks 127.0.0.1
+as the source, so a node on 127.0.0.2 talks to 127.0.0.1 *from* 127.0.0.1. The rules therefore match
+who sent a packet by the sending process: each side's server processes are put into a net_cls control
+group of their own, and locally generated packets from one side's group to the other side's addresses
+(TCP to the storage port) are dropped. Rules live in one chain of our own, LABKIT-PARTITION, jumped to
+from OUTPUT; healing flushes it, so a crashed lesson can always be healed with `heal_all()` (and
+`labkit down` does so).
 """
 
 from __future__ import annotations
@@ -10,12 +15,18 @@ import contextlib
 import os
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..errors import NotAvailableError
+import psutil
+
+from ..errors import LabkitError, NotAvailableError
 
 CHAIN = "LABKIT-PARTITION"
+HOOK = "OUTPUT"  # cgroup matches see the sending socket: locally generated packets only
 STORAGE_PORT = 7000
+NET_CLS = Path("/sys/fs/cgroup/net_cls")
+SIDE_CLASSIDS = (0x4C4B0001, 0x4C4B0002)  # "LK" 0001 / 0002
 
 
 def _iptables(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -35,19 +46,55 @@ def require_iptables() -> None:
 def _ensure_chain() -> None:
     if _iptables("-n", "-L", CHAIN, check=False).returncode != 0:
         _iptables("-N", CHAIN)
-    if _iptables("-C", "INPUT", "-j", CHAIN, check=False).returncode != 0:
-        _iptables("-I", "INPUT", "1", "-j", CHAIN)
+    if _iptables("-C", HOOK, "-j", CHAIN, check=False).returncode != 0:
+        _iptables("-I", HOOK, "1", "-j", CHAIN)
+
+
+def _net_cls_root() -> Path:
+    """Where the net_cls controller (cgroup v1) is mounted; mounted at NET_CLS when it is nowhere yet."""
+    for line in Path("/proc/mounts").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 3 and fields[2] == "cgroup" and "net_cls" in fields[3].split(","):
+            return Path(fields[1])
+    NET_CLS.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "cgroup", "-o", "net_cls", "net_cls", str(NET_CLS)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise NotAvailableError(
+            f"a partition needs the net_cls cgroup controller to tell the datacenters' processes apart, and it cannot be "
+            f"mounted here ({done.stderr.strip()}); on this machine the partition lessons cannot run"
+        )
+    return NET_CLS
+
+
+def servers_on(addresses: Iterable[str], port: int = STORAGE_PORT) -> list[int]:
+    """PIDs of the processes listening on address:port (one Cassandra node per address)."""
+    wanted = set(addresses)
+    pids = {c.pid for c in psutil.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.ip in wanted and c.laddr.port == port and c.pid}
+    return sorted(pids)
+
+
+def _classify(addresses: list[str], classid: int, port: int) -> None:
+    """Put the servers of one side into a net_cls group whose packets carry `classid`."""
+    group = _net_cls_root() / f"labkit-{classid:08x}"
+    group.mkdir(exist_ok=True)
+    (group / "net_cls.classid").write_text(str(classid))
+    pids = servers_on(addresses, port)
+    if len(pids) < len(addresses):
+        raise LabkitError(f"found {len(pids)} server processes listening on port {port} of {', '.join(addresses)}; is every node up?")
+    for pid in pids:
+        (group / "cgroup.procs").write_text(str(pid))  # moving a process re-tags its open sockets too
 
 
 def cut(side_a: Iterable[str], side_b: Iterable[str], port: int = STORAGE_PORT) -> None:
-    """Drop inter-node traffic (TCP to `port`) between every address of side A and every one of side B."""
+    """Drop inter-node traffic (TCP to `port`) between the servers of side A and those of side B."""
     require_iptables()
-    _ensure_chain()
     a, b = list(side_a), list(side_b)
-    for src in a:
-        for dst in b:
-            for s, d in ((src, dst), (dst, src)):
-                _iptables("-A", CHAIN, "-s", s, "-d", d, "-p", "tcp", "--dport", str(port), "-j", "DROP")
+    for addresses, classid in zip((a, b), SIDE_CLASSIDS):
+        _classify(addresses, classid, port)
+    _ensure_chain()
+    for classid, others in zip(SIDE_CLASSIDS, (b, a)):
+        for dst in others:
+            _iptables("-A", CHAIN, "-m", "cgroup", "--cgroup", str(classid), "-d", dst, "-p", "tcp", "--dport", str(port), "-j", "DROP")
 
 
 def heal_all() -> None:
@@ -57,8 +104,9 @@ def heal_all() -> None:
     if _iptables("-n", "-L", CHAIN, check=False).returncode != 0:
         return
     _iptables("-F", CHAIN)
-    while _iptables("-D", "INPUT", "-j", CHAIN, check=False).returncode == 0:
-        pass
+    for hook in (HOOK, "INPUT"):  # INPUT: where versions before 0.2 hooked the chain
+        while _iptables("-D", hook, "-j", CHAIN, check=False).returncode == 0:
+            pass
     _iptables("-X", CHAIN, check=False)
 
 

@@ -43,7 +43,7 @@ def test_nodes_are_split_into_two_datacenters(two_dcs):
     assert seen == {"127.0.0.1": ("dc1", {"dc2"}), "127.0.0.2": ("dc2", {"dc1"})}
 
 
-def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
+def test_partition_hides_writes_in_both_directions_until_heal_and_repair(two_dcs):
     s1 = two_dcs.session(dc="dc1")
     s2 = two_dcs.session(dc="dc2")
     cql.create_keyspace(s1, "it_geo", {"dc1": 1, "dc2": 1})
@@ -52,6 +52,10 @@ def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
     write.consistency_level = ConsistencyLevel.LOCAL_ONE
     read = s2.prepare("SELECT name FROM it_geo.users WHERE id = ?")
     read.consistency_level = ConsistencyLevel.LOCAL_ONE
+    write2 = s2.prepare("INSERT INTO it_geo.users (id, name) VALUES (?, ?)")
+    write2.consistency_level = ConsistencyLevel.LOCAL_ONE
+    read1 = s1.prepare("SELECT name FROM it_geo.users WHERE id = ?")
+    read1.consistency_level = ConsistencyLevel.LOCAL_ONE
 
     s1.execute(write, (1, "before"))
     deadline = time.monotonic() + 10
@@ -62,8 +66,10 @@ def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
     with partition(two_dcs.datacenters()["dc1"], two_dcs.datacenters()["dc2"]):
         assert len(rules()) == 2
         s1.execute(write, (2, "during"))
+        s2.execute(write2, (3, "during, from dc2"))
         time.sleep(3)
-        assert s2.execute(read, (2,)).one() is None  # not visible in dc2 while cut off
+        assert s2.execute(read, (2,)).one() is None  # not visible in dc2 while cut off ...
+        assert s1.execute(read1, (3,)).one() is None  # ... and the other way round
     assert rules() == []
 
     # hints may deliver it after the heal; repair makes sure of it
@@ -73,6 +79,10 @@ def test_partition_hides_a_dc1_write_from_dc2_until_heal_and_repair(two_dcs):
         assert time.monotonic() < deadline, "the write never reached dc2 after heal and repair"
         time.sleep(0.5)
     assert row.name == "during"
+    while (row := s1.execute(read1, (3,)).one()) is None:
+        assert time.monotonic() < deadline, "dc2's write never reached dc1 after heal and repair"
+        time.sleep(0.5)
+    assert row.name == "during, from dc2"
 
 
 def test_toxiproxy_adds_the_configured_latency(two_dcs):

@@ -62,3 +62,23 @@ def test_user_numbers_round_trip_through_emails_and_ids_are_stable():
 def test_implemented_patterns_are_importable():
     assert pattern_module("index-table") is index_table
     assert pattern_module("fan-out").APPROACHES == ("naive", "pattern")
+
+
+def test_uuid_key_checks_its_inputs_and_counts_collisions():
+    from labkit.patterns import uuid_key
+
+    dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
+    with pytest.raises(ConfigError, match="datacenters dc1 and dc2"):
+        uuid_key.UuidKey({"dc1": ["127.0.0.1"]}, "naive", "partition", 10)
+    with pytest.raises(ConfigError, match="unknown test"):
+        uuid_key.UuidKey(dcs, "naive", "outage", 10)
+    with pytest.raises(ConfigError, match="unknown approach"):
+        uuid_key.UuidKey(dcs, "naive/lwt", "partition", 10)
+    with pytest.raises(ConfigError, match="wan_proxy"):
+        uuid_key.UuidKey(dcs, "naive", "availability", 10).counter_session("ireland")
+    reg = uuid_key.Registered()
+    for k in (1, 2, 3):
+        reg.add("usa", k, f"usa-{k}")
+    for k in (2, 3, 4):
+        reg.add("ireland", k, f"ireland-{k}")
+    assert reg.collisions() == [2, 3]

@@ -1,0 +1,74 @@
+"""UUID Key on a real two-datacenter Cassandra: a partition makes incrementing keys collide and records
+vanish, UUIDs keep every record; without a partition both keep every record; Ireland pays the WAN round
+trip for every counter key."""
+
+import pytest
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.faults import Toxiproxy, heal_all
+from labkit.patterns import uuid_key
+
+USERS = 60  # per region
+THREADS = 4
+
+
+@pytest.fixture(scope="module")
+def two_regions():
+    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
+        yield cluster
+    heal_all()
+
+
+@pytest.fixture(scope="module")
+def toxiproxy():
+    with Toxiproxy() as toxi:
+        yield toxi
+
+
+@pytest.mark.parametrize("approach", ["naive", "pattern"])
+def test_without_a_partition_every_registration_is_kept(two_regions, toxiproxy, approach):
+    workload, result = uuid_key.availability_test(two_regions, approach, USERS, THREADS, toxiproxy, one_way_ms=5)
+    try:
+        assert result.complete and result.errors == 0, result.error_samples
+        assert result.verification.ok, str(result.verification)
+        assert result.verification.checks["stored"] == 2 * USERS and result.verification.checks["collisions"] == 0
+        if approach == "naive":
+            keys = sorted(k for region in uuid_key.REGIONS for k in workload.registered.keys[region])
+            assert keys == list(range(1, 2 * USERS + 1))  # one counter: every key handed out once, no gaps
+    finally:
+        workload.close_process()
+
+
+def test_ireland_pays_the_round_trip_for_every_counter_key(two_regions, toxiproxy):
+    one_way = 40
+    workload, result = uuid_key.availability_test(two_regions, "naive", 20, 2, toxiproxy, one_way_ms=one_way)
+    try:
+        assert result.verification.ok, str(result.verification)
+        ireland, usa = result.ops["register_ireland"], result.ops["register_usa"]
+        # a key costs at least a SERIAL read and a compare-and-set through the link: two round trips
+        assert ireland.mean_us > 2 * 2 * one_way * 1000, (ireland.mean_us, usa.mean_us)
+        assert ireland.mean_us > usa.mean_us
+    finally:
+        workload.close_process()
+    workload, result = uuid_key.availability_test(two_regions, "pattern", 20, 2, toxiproxy, one_way_ms=one_way)
+    try:
+        assert result.ops["register_ireland"].mean_us < 2 * one_way * 1000  # a UUID needs no trip to dc1
+    finally:
+        workload.close_process()
+
+
+def test_a_partition_makes_counter_keys_collide_and_uuids_survive(two_regions):
+    workload, result, verification = uuid_key.partition_test(two_regions, "naive", USERS, THREADS)
+    try:
+        assert result.complete and result.errors == 0, result.error_samples
+        assert verification.ok, str(verification)  # every loss is a key both regions handed out
+        collisions = workload.collision_table()
+        assert len(collisions) > 0 and verification.checks["stored"] == 2 * USERS - len(collisions) < 2 * USERS
+        assert all(c["survivor"] in (c["usa registered"], c["ireland registered"]) for c in collisions)
+    finally:
+        workload.close_process()
+    workload, result, verification = uuid_key.partition_test(two_regions, "pattern", USERS, THREADS)
+    try:
+        assert verification.ok and verification.checks["stored"] == 2 * USERS and verification.checks["collisions"] == 0, str(verification)
+    finally:
+        workload.close_process()
