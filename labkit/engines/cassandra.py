@@ -11,7 +11,8 @@ from typing import Any, Sequence
 
 from cassandra import ConsistencyLevel, InvalidRequest
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, Session
-from cassandra.policies import DCAwareRoundRobinPolicy, RoundRobinPolicy, TokenAwarePolicy
+from cassandra.connection import DefaultEndPoint
+from cassandra.policies import DCAwareRoundRobinPolicy, HostFilterPolicy, RoundRobinPolicy, TokenAwarePolicy
 from cassandra.query import SimpleStatement
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
@@ -46,6 +47,20 @@ def connect(
             f"cannot reach Cassandra at {', '.join(addresses)}:{port} ({type(exc).__name__}: {exc}). "
             "Is the cluster up? `labkit status` shows it; `labkit up cassandra` starts one."
         ) from exc
+
+
+def connect_through(proxy: tuple[str, int], request_timeout: float = 60) -> Session:
+    """A session that reaches the cluster only through one proxy (host, port), e.g. a toxiproxy link with
+    WAN latency: the driver would otherwise discover the nodes' own addresses and go around it."""
+    end = DefaultEndPoint(*proxy)
+    only_proxy = HostFilterPolicy(RoundRobinPolicy(), predicate=lambda host: host.endpoint == end)
+    cluster = Cluster(
+        contact_points=[end],
+        protocol_version=PROTOCOL_VERSION,
+        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy, request_timeout=request_timeout)},
+        connect_timeout=30,
+    )
+    return cluster.connect()
 
 
 def server_version(session: Session) -> str:

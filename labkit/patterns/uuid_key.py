@@ -23,9 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cassandra import ConsistencyLevel
-from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
-from cassandra.connection import DefaultEndPoint
-from cassandra.policies import HostFilterPolicy, RoundRobinPolicy
 from cassandra.query import SimpleStatement
 
 from ..engines import cassandra as cql
@@ -56,20 +53,6 @@ class Registered:
 
     def collisions(self) -> list[Any]:
         return sorted(set(self.keys["usa"]) & set(self.keys["ireland"]))
-
-
-def wan_session(proxy: tuple[str, int]):
-    """A session that reaches the cluster only through `proxy` (host, port): the Ireland application's
-    view of the home datacenter across the ocean."""
-    end = DefaultEndPoint(*proxy)
-    only_proxy = HostFilterPolicy(RoundRobinPolicy(), predicate=lambda host: host.endpoint == end)
-    cluster = Cluster(
-        contact_points=[end],
-        protocol_version=cql.PROTOCOL_VERSION,
-        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy, request_timeout=60)},
-        connect_timeout=30,
-    )
-    return cluster.connect()
 
 
 class UuidKey(BaseWorkload):
@@ -121,7 +104,7 @@ class UuidKey(BaseWorkload):
                 if which == "ireland-wan":
                     if self.wan_proxy is None:
                         raise ConfigError("the availability test needs wan_proxy=(host, port): Ireland's way to the counter in dc1")
-                    self._sessions[which] = wan_session(self.wan_proxy)
+                    self._sessions[which] = cql.connect_through(self.wan_proxy)
                 else:
                     dc = REGION_DC[which]
                     self._sessions[which] = cql.connect(self.datacenters[dc], dc=dc)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 import ipywidgets as w
 import pandas as pd
+import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -273,8 +274,6 @@ class ControlPanel:
         self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
 
 
-_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
-
-
 def _colour(i: int) -> str:
-    return _PALETTE[i % len(_PALETTE)]
+    palette = plotly.colors.qualitative.Plotly
+    return palette[i % len(palette)]

@@ -8,9 +8,7 @@ import time
 
 import pytest
 from cassandra import ConsistencyLevel
-from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, NoHostAvailable
-from cassandra.connection import DefaultEndPoint
-from cassandra.policies import HostFilterPolicy, RoundRobinPolicy
+from cassandra.cluster import NoHostAvailable
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
@@ -89,14 +87,8 @@ def test_toxiproxy_adds_the_configured_latency(two_dcs):
     node = two_dcs.node(1)
     with Toxiproxy() as toxi:
         toxi.proxy("node1", listen="127.0.0.1:19042", upstream=f"{node.address}:9042")
-        proxy_end = DefaultEndPoint("127.0.0.1", 19042)
-        only_proxy = HostFilterPolicy(RoundRobinPolicy(), predicate=lambda host: host.endpoint == proxy_end)
-        cluster = Cluster(
-            contact_points=[proxy_end],
-            protocol_version=5,
-            execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy)},
-        )
-        session = cluster.connect()
+        session = cql.connect_through(("127.0.0.1", 19042))
+        cluster = session.cluster
         try:
             def median_ms(n=15):
                 samples = []
