@@ -13,14 +13,17 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cassandra import ConsistencyLevel
 from cassandra.query import PreparedStatement
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
-from ..runner import BaseWorkload, Transaction, Verification
+from ..runner import Transaction, Verification
+from .cassandra_workload import CassandraWorkload
+
+if TYPE_CHECKING:
+    from .exercise import CheckReport
 
 PATTERN = "fan-out"
 KEYSPACE = "fan_out"
@@ -122,7 +125,7 @@ class ReaderState:
         self.wrapped = 0  # how often the whole feed was read and pagination restarted at the top
 
 
-class FanOut(BaseWorkload):
+class FanOut(CassandraWorkload):
     """One phase of the Fan-out test with one approach on a generated follower network."""
 
     def __init__(
@@ -149,65 +152,27 @@ class FanOut(BaseWorkload):
         if page_size < 1:
             raise ConfigError(f"page_size must be at least 1; got {page_size}")
         self.name = f"{PATTERN}/{phase}/{approach}"
-        self.addresses = list(addresses)
+        self.connect_to(addresses, consistency)
         self.approach = approach
         self.phase = phase
         self.network = network
         self.page_size = page_size
         self.replication = replication
-        self.consistency = getattr(ConsistencyLevel, consistency)
         self.posts = posts
-        self._session = None
-        self._statements: Statements | None = None
-        self._readers: dict[int, ReaderState] = {}
-        self._lock = threading.Lock()
+        self._readers: dict[int, ReaderState] = {}  # pagination state of this client process
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state.update(_session=None, _statements=None, _lock=None, _readers={})
-        return state
+    statements_class = Statements
+    _transient = ("_readers",)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    # ---- connection ------------------------------------------------------------------------------
-
-    @property
-    def session(self):
-        with self._lock:
-            if self._session is None:
-                self._session = cql.connect(self.addresses)
-            return self._session
-
-    @property
-    def statements(self) -> Statements:
-        if self._statements is None:
-            s = self.session
-            texts = {
-                "insert_activity": f"INSERT INTO {KEYSPACE}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
-                "insert_feed": f"INSERT INTO {KEYSPACE}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
-                "read_followers": f"SELECT follower FROM {KEYSPACE}.followers WHERE user_id = ?",
-                "friend_page": f"SELECT created_at, content FROM {KEYSPACE}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
-                "feed_first": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? LIMIT ?",
-                "feed_next": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
-            }
-            made = {}
-            for key, text in texts.items():
-                stmt = s.prepare(text)
-                stmt.consistency_level = self.consistency
-                made[key] = stmt
-            self._statements = Statements(**made)
-        return self._statements
-
-    def open_process(self) -> None:
-        _ = self.statements
-
-    def close_process(self) -> None:
-        if self._session is not None:
-            self._session.cluster.shutdown()
-            self._session = None
-            self._statements = None
+    def statement_texts(self) -> dict[str, str | None]:
+        return {
+            "insert_activity": f"INSERT INTO {KEYSPACE}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
+            "insert_feed": f"INSERT INTO {KEYSPACE}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
+            "read_followers": f"SELECT follower FROM {KEYSPACE}.followers WHERE user_id = ?",
+            "friend_page": f"SELECT created_at, content FROM {KEYSPACE}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
+            "feed_first": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? LIMIT ?",
+            "feed_next": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
+        }
 
     # ---- phases ----------------------------------------------------------------------------------
 

@@ -10,18 +10,20 @@ Each approach has its own tables, so an index never slows down another approach'
 
 from __future__ import annotations
 
-import threading
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from cassandra import ConsistencyLevel
 from cassandra.concurrent import execute_concurrent_with_args
 from cassandra.query import PreparedStatement
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
-from ..runner import BaseWorkload, Transaction, Verification
+from ..runner import Transaction, Verification
+from .cassandra_workload import CassandraWorkload
+
+if TYPE_CHECKING:
+    from .exercise import CheckReport
 
 PATTERN = "index-table"
 KEYSPACE = "index_table"
@@ -77,7 +79,7 @@ class Statements:
     by_id: PreparedStatement
 
 
-class IndexTable(BaseWorkload):
+class IndexTable(CassandraWorkload):
     """One phase of the Index Table test with one approach.
 
     `users`: how many users the login phase loads and picks from, or how many the register phase
@@ -93,69 +95,27 @@ class IndexTable(BaseWorkload):
         if users < 1:
             raise ConfigError(f"users must be at least 1; got {users}")
         self.name = f"{PATTERN}/{phase}/{approach}"
-        self.addresses = list(addresses)
+        self.connect_to(addresses, consistency)
         self.approach = approach
         self.phase = phase
         self.users = users
         self.replication = replication
-        self.consistency = getattr(ConsistencyLevel, consistency)
         self.verify_sample = max(1, verify_sample)
-        self._session = None
-        self._statements: Statements | None = None
-        self._lock = threading.Lock()
 
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_session"] = state["_statements"] = state["_lock"] = None  # each process connects itself
-        return state
+    statements_class = Statements
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-    # ---- connection ------------------------------------------------------------------------------
-
-    @property
-    def session(self):
-        with self._lock:
-            if self._session is None:
-                self._session = cql.connect(self.addresses)
-            return self._session
-
-    @property
-    def statements(self) -> Statements:
-        if self._statements is None:
-            s = self.session
-            users, lookup = tables(self.approach)
-            prepared = {
-                "insert_user": f"INSERT INTO {KEYSPACE}.{users} (id, email, name, password_hash) VALUES (?, ?, ?, ?)",
-                "insert_lookup": f"INSERT INTO {KEYSPACE}.{lookup} (email, user_id) VALUES (?, ?)" if lookup else None,
-                "by_email": (
-                    f"SELECT user_id FROM {KEYSPACE}.{lookup} WHERE email = ?"
-                    if lookup
-                    else f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE email = ?"
-                ),
-                "by_id": f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE id = ?",
-            }
-            made = {}
-            for key, cql_text in prepared.items():
-                if cql_text is None:
-                    made[key] = None
-                    continue
-                stmt = s.prepare(cql_text)
-                stmt.consistency_level = self.consistency
-                made[key] = stmt
-            self._statements = Statements(**made)
-        return self._statements
-
-    def open_process(self) -> None:
-        _ = self.statements  # connect and prepare before the barrier
-
-    def close_process(self) -> None:
-        if self._session is not None:
-            self._session.cluster.shutdown()
-            self._session = None
-            self._statements = None
+    def statement_texts(self) -> dict[str, str | None]:
+        users, lookup = tables(self.approach)
+        return {
+            "insert_user": f"INSERT INTO {KEYSPACE}.{users} (id, email, name, password_hash) VALUES (?, ?, ?, ?)",
+            "insert_lookup": f"INSERT INTO {KEYSPACE}.{lookup} (email, user_id) VALUES (?, ?)" if lookup else None,
+            "by_email": (
+                f"SELECT user_id FROM {KEYSPACE}.{lookup} WHERE email = ?"
+                if lookup
+                else f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE email = ?"
+            ),
+            "by_id": f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE id = ?",
+        }
 
     # ---- phases ----------------------------------------------------------------------------------
 

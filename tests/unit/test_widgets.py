@@ -1,6 +1,5 @@
 """The control panel over an in-memory cluster and workload (unit tests of the view; never a figure)."""
 
-import threading
 import time
 
 import pytest

@@ -1,0 +1,69 @@
+"""What every Cassandra pattern workload shares: one lazily opened session per client process and its
+prepared statements, dropped when the workload is pickled into a spawned process (each connects itself)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from cassandra import ConsistencyLevel
+
+from ..engines import cassandra as cql
+from ..runner import BaseWorkload
+
+
+class CassandraWorkload(BaseWorkload):
+    """Subclasses set `addresses` and `consistency` (a level name) via `connect_to`, and name their
+    statements in `statement_texts()` (None for one an approach does not use)."""
+
+    statements_class: type = dict  # a dataclass taking one keyword per statement name
+    _transient: tuple[str, ...] = ()  # further per-process attributes, reset to a fresh empty dict
+
+    def connect_to(self, addresses: list[str], consistency: str) -> None:
+        self.addresses = list(addresses)
+        self.consistency = getattr(ConsistencyLevel, consistency)
+        self._session = None
+        self._statements: Any = None
+        self._lock = threading.Lock()
+
+    def statement_texts(self) -> dict[str, str | None]:
+        raise NotImplementedError
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.update(_session=None, _statements=None, _lock=None, **{name: {} for name in self._transient})
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    @property
+    def session(self):
+        with self._lock:
+            if self._session is None:
+                self._session = cql.connect(self.addresses)
+            return self._session
+
+    @property
+    def statements(self) -> Any:
+        """Prepared once per process, at the workload's consistency level."""
+        if self._statements is None:
+            made = {}
+            for name, text in self.statement_texts().items():
+                if text is not None:
+                    made[name] = self.session.prepare(text)
+                    made[name].consistency_level = self.consistency
+                else:
+                    made[name] = None
+            self._statements = self.statements_class(**made)
+        return self._statements
+
+    def open_process(self) -> None:
+        _ = self.statements  # connect and prepare before the barrier, outside the measured window
+
+    def close_process(self) -> None:
+        if self._session is not None:
+            self._session.cluster.shutdown()
+            self._session = None
+            self._statements = None
