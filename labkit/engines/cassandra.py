@@ -6,6 +6,7 @@ Pattern code gets a plain `cassandra.cluster.Session`; this module only saves it
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -128,6 +129,14 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
     result = session.execute(stmt, params, trace=True)
     rows = len(result.current_rows)
     tr = result.get_query_trace(max_wait_sec=10)
+    # The coordinator marks the trace complete before every replica's own events are in system_traces:
+    # read again until the event count stops growing.
+    deadline = time.monotonic() + 5
+    seen = -1
+    while len(tr.events) != seen and time.monotonic() < deadline:
+        seen = len(tr.events)
+        time.sleep(0.3)
+        tr.populate(max_wait=2)
     activities = [(str(e.source), e.description) for e in tr.events]
     nodes = sorted({str(tr.coordinator), *(src for src, _ in activities)}, key=lambda a: tuple(int(p) for p in a.split(".")))
     return TraceReport(
