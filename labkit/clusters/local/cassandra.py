@@ -237,8 +237,9 @@ class LocalCassandraCluster:
         os.replace(tmp, self.directory / "cluster.json")
 
     def wait_ready(self, nodes: list[CassandraNode] | None = None, timeout: float | None = None) -> None:
-        """Ready means: every CQL port answers, every node lists all the others in system.peers_v2, and
-        all report one schema version (an open port alone is not enough: DDL then fails)."""
+        """Ready means: every CQL port answers; every node holds a complete system.peers_v2 row for each
+        other node (the driver ignores partial rows) and sees it NORMAL with its CQL port ready in
+        gossip; and all report one schema version (an open port alone is not enough: DDL then fails)."""
         nodes = nodes or [n for n in self.nodes if n.is_running()]
         timeout = timeout or self.startup_timeout
         deadline = time.monotonic() + timeout
@@ -250,20 +251,23 @@ class LocalCassandraCluster:
             return all(processes.port_open(n.address, CQL_PORT) for n in nodes)
 
         processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
-        expected = len(self.live_nodes()) - 1
+        every = {n.address for n in self.live_nodes()}
         session = cql.connect([n.address for n in nodes], metadata=False)
         try:
             def converged() -> bool:
+                hosts = {h.address: h for h in session.cluster.metadata.all_hosts()}
+                if not every <= hosts.keys():
+                    session.cluster.refresh_nodes()  # the driver skips peers whose gossip state was still partial
+                    return False
                 versions = set()
-                for host in session.cluster.metadata.all_hosts():
-                    if host.address not in {n.address for n in nodes}:
-                        continue
+                for address in sorted(n.address for n in nodes):
                     try:
-                        peers = list(session.execute("SELECT peer FROM system.peers_v2", host=host))
-                        local = session.execute("SELECT schema_version FROM system.local", host=host).one()
+                        peers = list(session.execute(_PEERS_QUERY, host=hosts[address]))
+                        gossip = list(session.execute(_GOSSIP_QUERY, host=hosts[address]))
+                        local = session.execute("SELECT schema_version FROM system.local", host=hosts[address]).one()
                     except Exception:
                         return False
-                    if len(peers) < expected:
+                    if not _sees_whole_ring(address, every, peers, gossip):
                         return False
                     versions.add(local.schema_version)
                 return len(versions) == 1
@@ -498,3 +502,16 @@ def _stop_started() -> None:
             cluster.stop()
         except Exception:
             pass
+
+
+_PEERS_QUERY = "SELECT peer, data_center, rack, host_id, native_address, tokens FROM system.peers_v2"
+_GOSSIP_QUERY = "SELECT address, status_with_port, rpc_ready FROM system_views.gossip_info"
+
+
+def _sees_whole_ring(address: str, every: set[str], peers: list, gossip: list) -> bool:
+    """Whether the node at `address` knows every other node completely: the peers row the driver needs
+    (dc, rack, host id, native address, tokens) and gossip saying NORMAL with CQL ready."""
+    others = every - {address}
+    complete = {p.peer for p in peers if None not in (p.data_center, p.rack, p.host_id, p.native_address) and p.tokens}
+    ready = {g.address for g in gossip if (g.status_with_port or "").startswith("NORMAL") and g.rpc_ready == "true"}
+    return others <= complete and others <= ready
