@@ -162,7 +162,8 @@ def run_pattern(
             if not sep or not value.strip().isdigit():
                 raise ConfigError(f"--set takes NAME=NUMBER (e.g. --set users=2000); got {item!r}")
             options[key.strip()] = int(value)
-        accepted = set(inspect.signature(module.workload_for).parameters) - {"approach", "cluster", "operations"}
+        parameters = inspect.signature(module.workload_for).parameters.values()
+        accepted = {p.name for p in parameters if type(p.default) is int} | {"phase"}  # the numeric sizes a user may --set
         for key in options:
             if key not in accepted:
                 raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")

@@ -9,6 +9,7 @@ from ..errors import ConfigError, NotAvailableError
 PATTERNS = ("uuid-key", "index-table", "enumerable-keys", "fan-out")
 
 IMPLEMENTED: dict[str, str] = {
+    "uuid-key": "labkit.patterns.uuid_key",
     "index-table": "labkit.patterns.index_table",
     "fan-out": "labkit.patterns.fan_out",
 }

@@ -3,6 +3,7 @@ the pattern module's own `workload_for`, rows appended to a results file as they
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,22 +24,34 @@ def run_pattern_sweep(
 ) -> list[dict[str, Any]]:
     """Sweep `plan` with `module.workload_for(approach, cluster, operations, **options)`; every option is
     also a column of each row (e.g. phase). Pass `slot` to keep the cluster for the next sweep (the
-    caller stops it then); otherwise it is stopped at the end, whatever happens."""
+    caller stops it then); otherwise it is stopped at the end, whatever happens. A module may ask for
+    cluster options (CLUSTER_OPTIONS, e.g. two datacenters) and extra resources for the sweep's
+    duration (sweep_resources(**options), a context manager yielding more workload_for arguments), and
+    check a plan before anything starts (check_plan(plan))."""
     options = dict(options or {})
     plan.labels = {**options, **plan.labels}
+    check = getattr(module, "check_plan", None)
+    if callable(check):
+        check(plan)  # refuse a plan the pattern cannot run before any cluster starts
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None
-    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo)
+    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, **getattr(module, "CLUSTER_OPTIONS", {}))
+    resources = getattr(module, "sweep_resources", None)
     try:
-        workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options)  # noqa: E731
-        for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store):
-            rows.append(row)
-            echo(
-                f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
-                f"p95 {row['p95_us'] / 1000:7.1f} ms  verify={row.get('verify_ok')}  client_bound={row.get('client_saturated')}"
-            )
+        with resources(**options) if resources else contextlib.nullcontext({}) as extra:
+            rows.extend(_sweep(module, plan, slot, options, extra, store, echo))
     finally:
         if own:
             slot.stop()
     return rows
+
+
+def _sweep(module: Any, plan: SweepPlan, slot: ClusterSlot, options: dict[str, Any], extra: dict[str, Any], store: Any, echo: Callable[[str], None]):
+    workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options, **extra)  # noqa: E731
+    for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store):
+        echo(
+            f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
+            f"p95 {row['p95_us'] / 1000:7.1f} ms  verify={row.get('verify_ok')}  client_bound={row.get('client_saturated')}"
+        )
+        yield row

@@ -2,8 +2,8 @@
 the application (pattern), for one registration service deployed in two regions.
 
 "USA" clients live next to datacenter dc1, "Ireland" clients next to dc2. Each transaction registers
-one user; even-numbered workers register for the USA, odd ones for Ireland, so a run of 2K
-transactions registers exactly K users per region. Approaches:
+one user; even-numbered client threads register for the USA, odd ones for Ireland (so runs need an
+even thread count), and a run of 2K transactions registers exactly K users per region. Approaches:
 - `naive` (Incrementing Key): the next key comes from a counter row, advanced with a lightweight
   transaction (compare-and-set, a Paxos round). For the availability test the counter lives in dc1
   only (one counter, consistent everywhere) and Ireland reaches it over the WAN link (a toxiproxy
@@ -16,11 +16,12 @@ transactions registers exactly K users per region. Approaches:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
@@ -29,11 +30,16 @@ from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
 
+if TYPE_CHECKING:
+    from .exercise import CheckReport
+
 PATTERN = "uuid-key"
 KEYSPACE = "uuid_key"
 HOME_KEYSPACE = "uuid_key_home"  # the availability test's counter: replicated in dc1 only
 APPROACHES = ("naive", "pattern", "pattern/timeuuid")
 TESTS = ("availability", "partition")
+PHASES = TESTS  # `labkit run uuid-key --phase partition`; the notebook's rows call it phase too
+CLUSTER_OPTIONS = {"dcs": 2}  # what a sweep's cluster must have: USA's dc1 and Ireland's dc2
 REGIONS = ("usa", "ireland")
 REGION_DC = {"usa": "dc1", "ireland": "dc2"}
 COUNTER = "users"
@@ -44,19 +50,162 @@ class Registered:
     """What the clients of each region registered, as they saw it (key -> name), for the collision count."""
 
     keys: dict[str, dict[Any, str]] = field(default_factory=lambda: {r: {} for r in REGIONS})
-    cas_conflicts: dict[str, int] = field(default_factory=lambda: {r: 0 for r in REGIONS})
+    handed_out: dict[str, int] = field(default_factory=lambda: {r: 0 for r in REGIONS})
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, region: str, key: Any, name: str) -> None:
         with self.lock:
             self.keys[region][key] = name
+            self.handed_out[region] += 1
+
+    def repeats(self) -> dict[str, int]:
+        """Keys one region was handed more than once (a key generator without compare-and-set)."""
+        return {r: self.handed_out[r] - len(self.keys[r]) for r in REGIONS}
 
     def collisions(self) -> list[Any]:
         return sorted(set(self.keys["usa"]) & set(self.keys["ireland"]))
 
 
-class UuidKey(BaseWorkload):
-    """One test (availability or partition) of one approach; `users` registrations per region."""
+class TwoRegionRegistration(BaseWorkload):
+    """What every engine's UUID Key workload shares: which region registers which user, the keys each
+    region was handed, the partition's cut and heal around the run, and verify(). An engine supplies
+    next_key (its counter), insert, stored, cut_link, heal_link and disconnect."""
+
+    def __init__(self, approach: str, test: str, users: int, converge: Callable[[], None] | None = None):
+        if approach not in APPROACHES:
+            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
+        if test not in TESTS:
+            raise ConfigError(f"unknown test {test!r}: choose 'availability' or 'partition'")
+        if users < 1:
+            raise ConfigError(f"users must be at least 1; got {users}")
+        self.name = f"{PATTERN}/{test}/{approach}"
+        self.approach = approach
+        self.test = test
+        self.users = users
+        self.converge = converge  # the partition test's step after the heal: until both regions hold the same data
+        self.partitioned = False
+        self.registered = Registered()
+
+    @property
+    def naive(self) -> bool:
+        return self.approach == "naive"
+
+    # ---- what an engine supplies -----------------------------------------------------------------
+
+    def next_key(self, tx: Transaction, region: str) -> Any:
+        raise NotImplementedError
+
+    def insert(self, tx: Transaction, region: str, key: Any, name: str) -> None:
+        raise NotImplementedError
+
+    def stored(self) -> dict[Any, tuple[str, str]]:
+        """Every user record after convergence: key -> (name, region)."""
+        raise NotImplementedError
+
+    def cut_link(self) -> None:
+        raise NotImplementedError
+
+    def heal_link(self) -> None:
+        raise NotImplementedError
+
+    def disconnect(self) -> None:
+        pass
+
+    # ---- the run ---------------------------------------------------------------------------------
+
+    def check_run(self, *, threads: int, processes: int, operations: int) -> None:
+        """Refuse runs that could not split evenly into the two regions, before touching the cluster."""
+        if processes != 1:
+            raise ConfigError("the UUID Key workload keeps what each region registered in memory: run it with processes=1")
+        if threads % 2:
+            raise ConfigError(f"the UUID Key tests split client threads between the USA and Ireland: use an even thread count (got {threads})")
+        if operations != 2 * self.users:
+            raise ConfigError(f"this workload registers {self.users} users per region: run it with operations={2 * self.users} (got {operations})")
+        if self.test == "partition" and self.converge is None:
+            raise ConfigError("the partition test needs converge=...: how the regions catch up after the heal (see uuid_key.workload_for)")
+
+    def __getstate__(self) -> dict[str, Any]:
+        raise ConfigError("the UUID Key workload keeps what each region registered in memory: run it with processes=1")
+
+    def begin_test(self) -> None:
+        """The end of every setup: a fresh record of keys; for the partition test, the cut (healed by verify or close_process)."""
+        self.registered = Registered()
+        if self.test == "partition":
+            self.cut_link()
+            self.partitioned = True
+
+    def heal(self) -> None:
+        self.heal_link()
+        self.partitioned = False
+
+    def close_process(self) -> None:
+        if self.partitioned:  # a run stopped or failed mid-partition: never leave the regions cut
+            self.heal()
+        self.disconnect()
+
+    def transaction(self, tx: Transaction) -> None:
+        if tx.seq < 0:
+            return  # no warm-up: it would register users verify() does not expect
+        g = tx.seq * tx.workers + tx.worker  # 0 .. 2K-1, each once; with an even thread count g % 2 == worker % 2
+        region, n = REGIONS[g % 2], g // 2
+        series = tx.measurements.op(f"register_{region}")
+        start = time.perf_counter_ns()
+        self.register(tx, region, n)
+        series.record((time.perf_counter_ns() - start) // 1000)
+
+    def register(self, tx: Transaction, region: str, n: int) -> None:
+        name = f"{region}-{n:06d}"
+        key = self.next_key(tx, region) if self.naive else self.new_key(tx, region)
+        self.insert(tx, region, key, name)
+        self.registered.add(region, key, name)
+
+    def new_key(self, tx: Transaction, region: str) -> uuid.UUID:
+        """UUID Key: the application makes the key, no database round trip (v1 sorts by time, v4 is random)."""
+        return uuid.uuid1() if self.approach == "pattern/timeuuid" else uuid.uuid4()
+
+    # ---- what survived ---------------------------------------------------------------------------
+
+    def collision_table(self) -> list[dict[str, Any]]:
+        """For each key both regions handed out: who registered it in each region and whose record survived."""
+        stored = self.stored()
+        rows = []
+        for key in self.registered.collisions():
+            survivor = stored.get(key, (None, None))
+            rows.append({"key": key, "usa registered": self.registered.keys["usa"][key], "ireland registered": self.registered.keys["ireland"][key],
+                         "survivor": survivor[0], "survivor region": survivor[1]})
+        return rows
+
+    def verify(self) -> Verification:
+        """Exactly the records the regions registered, minus one per key both regions handed out.
+        After a partition run, heals the cut and lets the regions converge first."""
+        if self.partitioned:
+            self.heal()
+            self.converge()
+        stored = self.stored()
+        registered = {r: len(k) for r, k in self.registered.keys.items()}
+        collisions = self.registered.collisions()
+        expected = registered["usa"] + registered["ireland"] - len(collisions)
+        problems = []
+        repeats = self.registered.repeats()
+        if any(repeats.values()):
+            problems.append(f"keys handed out twice within one region (usa {repeats['usa']}, ireland {repeats['ireland']}): the key generator is not atomic")
+        if collisions and self.test == "availability":
+            problems.append(f"{len(collisions)} keys were handed out to both regions without a partition: one counter must never repeat a key")
+        if len(stored) != expected:
+            problems.append(f"{len(stored)} users stored, {expected} expected ({sum(registered.values())} registered, {len(collisions)} keys handed out twice)")
+        lost = [k for region in REGIONS for k, name in self.registered.keys[region].items() if k not in stored]
+        if lost:
+            problems.append(f"{len(lost)} registered keys have no record at all (first: {lost[:3]})")
+        for key in collisions:
+            if stored.get(key, (None,))[0] not in (self.registered.keys["usa"][key], self.registered.keys["ireland"][key]):
+                problems.append(f"key {key} holds neither region's record")
+                break
+        checks = {"stored": len(stored), "registered_usa": registered["usa"], "registered_ireland": registered["ireland"], "collisions": len(collisions)}
+        return Verification(not problems, checks, problems)
+
+
+class UuidKey(TwoRegionRegistration):
+    """Cassandra: one test (availability or partition) of one approach; `users` registrations per region."""
 
     def __init__(
         self,
@@ -66,30 +215,17 @@ class UuidKey(BaseWorkload):
         users: int,
         wan_proxy: tuple[str, int] | None = None,
         replication: int = 1,
+        repair: Callable[[], None] | None = None,
     ):
-        if approach not in APPROACHES:
-            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
-        if test not in TESTS:
-            raise ConfigError(f"unknown test {test!r}: choose 'availability' or 'partition'")
+        super().__init__(approach, test, users, converge=repair)
         if set(datacenters) != {"dc1", "dc2"}:
             raise ConfigError(f"the UUID Key tests need a cluster with datacenters dc1 and dc2; got {sorted(datacenters)}")
-        if users < 1:
-            raise ConfigError(f"users must be at least 1; got {users}")
-        self.name = f"{PATTERN}/{test}/{approach}"
         self.datacenters = datacenters
-        self.approach = approach
-        self.test = test
-        self.users = users
         self.wan_proxy = wan_proxy
         self.replication = replication
-        self.registered = Registered()
         self._sessions: dict[str, Any] = {}
         self._prepared: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
-
-    @property
-    def naive(self) -> bool:
-        return self.approach == "naive"
 
     @property
     def table(self) -> str:
@@ -114,6 +250,13 @@ class UuidKey(BaseWorkload):
         if self.test == "availability" and region == "ireland":
             return self.session("ireland-wan")
         return self.session(region)
+
+    def counter_statements(self, region: str):
+        """(session, read, compare-and-set) for `region`'s counter: `read` takes no values and returns
+        one row with .value; `cas` takes (new value, expected value), and its result's .was_applied says
+        whether it won (if not, .one().value is the value that beat it)."""
+        which = "ireland-wan" if (self.test == "availability" and region == "ireland") else region
+        return self.counter_session(region), self.statement(which, "read"), self.statement(which, "cas")
 
     def statement(self, which: str, key: str):
         """Prepared once per session: counter read and compare-and-set, user inserts."""
@@ -145,14 +288,11 @@ class UuidKey(BaseWorkload):
                 self.statement(which, "read")
                 self.statement(which, "cas")
 
-    def close_process(self) -> None:
+    def disconnect(self) -> None:
         for s in self._sessions.values():
             s.cluster.shutdown()
         self._sessions.clear()
         self._prepared.clear()
-
-    def __getstate__(self) -> dict[str, Any]:
-        raise ConfigError("the UUID Key workload keeps what each region registered in memory: run it with processes=1")
 
     # ---- phases ----------------------------------------------------------------------------------
 
@@ -168,46 +308,30 @@ class UuidKey(BaseWorkload):
             s.execute(f"TRUNCATE {ks}.{table}", timeout=120)
         for ks in (KEYSPACE, HOME_KEYSPACE):
             s.execute(SimpleStatement(f"INSERT INTO {ks}.key_counter (name, value) VALUES ('{COUNTER}', 0)", consistency_level=ConsistencyLevel.ALL))
-        self.registered = Registered()
+        self.begin_test()
 
-    def transaction(self, tx: Transaction) -> None:
-        if tx.seq < 0:
-            return  # no warm-up: it would register users verify() does not expect
-        if tx.workers % 2:
-            raise ConfigError("the UUID Key tests split the threads between two regions: use an even thread count")
-        g = tx.seq * tx.workers + tx.worker
-        region, n = REGIONS[g % 2], g // 2
-        if n >= self.users:
-            raise ConfigError(f"this workload registers {self.users} users per region: run it with operations={2 * self.users}")
-        series = tx.measurements.op(f"register_{region}")
-        start = time.perf_counter_ns()
-        self.register(tx, region, n)
-        series.record((time.perf_counter_ns() - start) // 1000)
+    def cut_link(self) -> None:
+        from ..faults.partition import cut
 
-    def register(self, tx: Transaction, region: str, n: int) -> None:
-        name = f"{region}-{n:06d}"
-        if self.naive:
-            key = self.next_key(tx, region)
-        elif self.approach == "pattern/timeuuid":
-            key = uuid.uuid1()
-        else:
-            key = uuid.uuid4()
-        session = self.session(region)
-        tx.call(f"insert_{region}", session.execute, self.statement(region, "insert"), (key, name, region))
-        self.registered.add(region, key, name)
+        cut(self.datacenters["dc1"], self.datacenters["dc2"])
+
+    def heal_link(self) -> None:
+        from ..faults import heal_all
+
+        heal_all()
+
+    def insert(self, tx: Transaction, region: str, key: Any, name: str) -> None:
+        tx.call(f"insert_{region}", self.session(region).execute, self.statement(region, "insert"), (key, name, region))
 
     def next_key(self, tx: Transaction, region: str) -> int:
         """Read the counter, then compare-and-set it one higher; on a lost race, retry from the value
         the failed CAS returned. Every attempt is a Paxos round with the counter's replicas."""
-        which = "ireland-wan" if (self.test == "availability" and region == "ireland") else region
-        session = self.counter_session(region)
-        current = tx.call(f"read_counter_{region}", session.execute, self.statement(which, "read")).one().value
+        session, read, cas = self.counter_statements(region)
+        current = tx.call(f"read_counter_{region}", session.execute, read).one().value
         while True:
-            result = tx.call(f"cas_counter_{region}", session.execute, self.statement(which, "cas"), (current + 1, current))
+            result = tx.call(f"cas_counter_{region}", session.execute, cas, (current + 1, current))
             if result.was_applied:
                 return current + 1
-            with self.registered.lock:
-                self.registered.cas_conflicts[region] += 1
             current = result.one().value  # a failed compare-and-set returns the value that beat us
 
     # ---- what survived ---------------------------------------------------------------------------
@@ -217,37 +341,6 @@ class UuidKey(BaseWorkload):
         s = self.session("usa")
         stmt = SimpleStatement(f"SELECT id, name, region FROM {KEYSPACE}.{self.table}", consistency_level=ConsistencyLevel.ALL)
         return {r.id: (r.name, r.region) for r in s.execute(stmt, timeout=120)}
-
-    def collision_table(self) -> list[dict[str, Any]]:
-        """For each key both regions handed out: who registered it in each region and whose record survived."""
-        stored = self.stored()
-        rows = []
-        for key in self.registered.collisions():
-            survivor = stored.get(key, (None, None))
-            rows.append({"key": key, "usa registered": self.registered.keys["usa"][key], "ireland registered": self.registered.keys["ireland"][key],
-                         "survivor": survivor[0], "survivor region": survivor[1]})
-        return rows
-
-    def verify(self) -> Verification:
-        """Exactly the records the regions registered, minus one per key both regions handed out."""
-        stored = self.stored()
-        registered = {r: len(k) for r, k in self.registered.keys.items()}
-        collisions = self.registered.collisions()
-        expected = registered["usa"] + registered["ireland"] - len(collisions)
-        problems = []
-        if len(stored) != expected:
-            problems.append(f"{len(stored)} users stored, {expected} expected ({sum(registered.values())} registered, {len(collisions)} keys handed out twice)")
-        lost = [k for region in REGIONS for k, name in self.registered.keys[region].items() if k not in stored]
-        if lost:
-            problems.append(f"{len(lost)} registered keys have no record at all (first: {lost[:3]})")
-        for key in collisions:
-            if stored.get(key, (None,))[0] not in (self.registered.keys["usa"][key], self.registered.keys["ireland"][key]):
-                problems.append(f"key {key} holds neither region's record")
-                break
-        checks = {"stored": len(stored), "registered_usa": registered["usa"], "registered_ireland": registered["ireland"], "collisions": len(collisions)}
-        if self.naive:
-            checks["cas_conflicts"] = sum(self.registered.cas_conflicts.values())
-        return Verification(not problems, checks, problems)
 
     def cleanup(self) -> None:
         s = self.session("usa")
@@ -260,31 +353,79 @@ class UuidKey(BaseWorkload):
 WAN_PROXY = ("127.0.0.1", 19142)  # Ireland's end of the ocean link to dc1's first node
 
 
+def workload_for(
+    approach: str, cluster: Any, operations: int, phase: str = "availability", one_way_ms: int = 70, toxiproxy: Any = None, replication: int = 1, **_labels: Any
+) -> UuidKey:
+    """The workload of one run: `operations` registrations, half per region. The availability test sets
+    Ireland's link to dc1 to `one_way_ms` each way on `toxiproxy`; the partition test cuts dc1 | dc2 in
+    setup and heals + repairs before verify."""
+    if operations < 2 or operations % 2:
+        raise ConfigError(f"the UUID Key tests register the same number of users in each region: operations must be even (got {operations})")
+    datacenters = cluster.datacenters()
+    if phase == "availability":
+        if toxiproxy is None:
+            raise ConfigError("the availability test needs a toxiproxy (labkit.faults.Toxiproxy) for Ireland's link to dc1")
+        toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{datacenters['dc1'][0]}:9042")
+        toxiproxy.set_link_latency("wan-dc1", one_way_ms)
+        return UuidKey(datacenters, approach, phase, operations // 2, wan_proxy=WAN_PROXY, replication=replication)
+    return UuidKey(datacenters, approach, phase, operations // 2, replication=replication, repair=lambda: converge(cluster))
+
+
+def check_plan(plan: Any) -> None:
+    """A sweep's plan must split evenly between the regions: even thread counts, even operations."""
+    odd = [t for t in plan.threads if t % 2]
+    if odd:
+        raise ConfigError(f"the UUID Key tests split client threads between the USA and Ireland: use even thread counts (got {odd})")
+    if plan.operations % 2:
+        raise ConfigError(f"the UUID Key tests register the same number of users in each region: operations must be even (got {plan.operations})")
+
+
+@contextlib.contextmanager
+def sweep_resources(phase: str = "availability", **_options: Any) -> Iterator[dict[str, Any]]:
+    """What a sweep outside a notebook needs besides the cluster: the WAN link's toxiproxy."""
+    if phase != "availability":
+        yield {}
+        return
+    from ..faults import Toxiproxy
+
+    with Toxiproxy() as toxiproxy:
+        yield {"toxiproxy": toxiproxy}
+
+
 def availability_test(cluster: Any, approach: str, users: int, threads: int, toxiproxy: Any, one_way_ms: float = 70, **run_options: Any):
     """No partition: the counter lives in dc1, Ireland reaches it through a link with `one_way_ms` each
     way. Returns (workload, RunResult); the caller closes the workload."""
     from ..runner import run
 
-    first_dc1 = cluster.datacenters()["dc1"][0]
-    toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{first_dc1}:9042")
-    toxiproxy.set_link_latency("wan-dc1", one_way_ms)
-    workload = UuidKey(cluster.datacenters(), approach, "availability", users, wan_proxy=WAN_PROXY)
+    workload = workload_for(approach, cluster, 2 * users, "availability", one_way_ms=one_way_ms, toxiproxy=toxiproxy)
     return workload, run(workload, threads=threads, operations=2 * users, **run_options)
 
 
 def partition_test(cluster: Any, approach: str, users: int, threads: int, **run_options: Any):
     """Cut dc1 from dc2, let each region register `users` users, heal, repair, then verify.
-    Returns (workload, RunResult, Verification); the caller closes the workload."""
-    from ..faults import partition
+    Returns (workload, RunResult); the caller closes the workload (which heals, should the run stop early)."""
     from ..runner import run
 
-    workload = UuidKey(cluster.datacenters(), approach, "partition", users)
-    workload.setup()
-    dcs = cluster.datacenters()
-    with partition(dcs["dc1"], dcs["dc2"]):
-        result = run(workload, threads=threads, operations=2 * users, setup=False, verify=False, **run_options)
-    converge(cluster)
-    return workload, result, workload.verify()
+    workload = workload_for(approach, cluster, 2 * users, "partition")
+    return workload, run(workload, threads=threads, operations=2 * users, **run_options)
+
+
+def by_region(results: Any) -> Any:
+    """One row per (run, region) from sweep rows: the region's registration latency as measured, and its
+    throughput as (threads per region) / (mean latency): each region's threads work in a closed loop."""
+    import pandas as pd
+
+    rows = []
+    keep = [c for c in ("engine", "server_version", "provider", "nodes", "approach", "phase", "one_way_ms", "threads") if c in results.columns]
+    for _, r in results.iterrows():
+        for region in REGIONS:
+            mean = r.get(f"register_{region}_mean_us")
+            if mean is None or pd.isna(mean) or not mean:
+                continue
+            rows.append({**{c: r[c] for c in keep}, "region": region, "registrations": r[f"register_{region}_count"],
+                         "throughput": round((r["threads"] / 2) / (mean / 1e6), 1), "mean_ms": round(mean / 1000, 2),
+                         "p95_ms": round(r[f"register_{region}_p95_us"] / 1000, 2)})
+    return pd.DataFrame(rows)
 
 
 def converge(cluster: Any, timeout: float = 120) -> None:
@@ -301,3 +442,30 @@ def converge(cluster: Any, timeout: float = 120) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(2)  # gossip has not marked the other side up yet; repair refuses until it does
+
+
+def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30, threads: int = 4) -> "CheckReport":
+    """The exercise's check: the student's counter must hand out every key exactly once across both
+    regions (availability test, no partition); the student's UUID keys must keep every record through
+    a partition."""
+    from ..faults import Toxiproxy
+    from .exercise import CheckReport, check_all, run_step
+
+    def counter(report: CheckReport) -> bool:
+        with Toxiproxy() as toxiproxy:
+            workload = workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=WAN_PROXY)
+            toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{cluster.datacenters()['dc1'][0]}:9042")
+            toxiproxy.set_link_latency("wan-dc1", 5)
+            if not run_step(report, f"{2 * users} counter keys from {threads} threads in two regions", workload, 2 * users, threads):
+                return False
+        keys = sorted(k for region in REGIONS for k in workload.registered.keys[region])
+        if keys != list(range(1, 2 * users + 1)):
+            missing = sorted(set(range(1, 2 * users + 1)) - set(keys))
+            return report.add("every counter value used once, none skipped", False, f"keys {keys[:5]}..., missing {missing[:5]}")
+        return report.add("every counter value used once, none skipped", True, f"keys 1..{2 * users}")
+
+    def uuids(report: CheckReport) -> bool:
+        workload = workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster))
+        return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
+
+    return check_all(f"UUID Key exercise ({workload_class.__name__})", [counter, uuids])

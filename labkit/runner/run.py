@@ -69,15 +69,20 @@ def run(
     last completion. `target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
     `cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
     is skipped then). With processes > 1 the workload is pickled into each spawned process.
-    Optional hook `open_process()` runs once in every client process before its workers start
-    (connect there, so connecting is not measured); spawned processes call `close_process()` when done,
-    in this process that is the caller's job (sweep() does it after verify and cleanup).
+    Optional hook `check_run(threads=, processes=, operations=)` runs first and raises ConfigError for
+    a run the workload cannot do, before setup touches the database. Optional hook `open_process()`
+    runs once in every client process before its workers start (connect there, so connecting is not
+    measured); spawned processes call `close_process()` when done, in this process that is the
+    caller's job (sweep() does it after verify and cleanup).
     """
     validate(threads, operations, processes, target_rate, warmup)
     if not callable(getattr(workload, "transaction", None)):
         raise ConfigError(
             f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
         )
+    check = getattr(workload, "check_run", None)
+    if callable(check):
+        check(threads=threads, processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)

@@ -31,14 +31,15 @@ CLIENT_BOUND_WARNING = (
 )
 
 
-def thread_counts(low: int, high: int, step: int) -> list[int]:
-    """Threads from the range slider: low, low+step, ... and always `high` itself."""
+def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int]:
+    """Threads from the range slider: low, low+step, ... and always `high` itself, each rounded up to a
+    multiple of `multiple` (a workload that splits threads between two regions needs even counts)."""
     if low < 1 or high < low or step < 1:
         raise ConfigError(f"thread range {low}..{high} step {step} is empty: threads start at 1 and step at least 1")
     counts = list(range(low, high + 1, step))
     if counts[-1] != high:
         counts.append(high)
-    return counts
+    return sorted({-(-c // multiple) * multiple for c in counts})
 
 
 class ControlPanel:
@@ -60,6 +61,9 @@ class ControlPanel:
         operations: int = 1000,
         max_operations: int = 200_000,
         choices: dict[str, Sequence[str]] | None = None,
+        settings: dict[str, tuple[int, int, int, int]] | None = None,
+        operations_for: Callable[[dict[str, Any]], int] | None = None,
+        thread_multiple: int = 1,
         labels: dict[str, Any] | None = None,
         run_options: dict[str, Any] | None = None,
         store: ResultsStore | str | None = None,
@@ -69,6 +73,8 @@ class ControlPanel:
         self.slot = slot
         self.run_options = dict(run_options or {})
         self.labels = dict(labels or {})  # fixed settings, e.g. {"phase": "login"}: passed to workload_for, a column of every row
+        self.operations_for = operations_for  # operations derived from the settings (e.g. 2 x users per region)
+        self.thread_multiple = thread_multiple
         self.store = store
         self.rows: list[dict[str, Any]] = []
         self.error: BaseException | None = None
@@ -86,6 +92,16 @@ class ControlPanel:
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
         self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
+        self.settings = {
+            name: w.IntSlider(value=value, min=low, max=high, step=step, description=name.replace("_", " "), style=style, layout=layout)
+            for name, (value, low, high, step) in (settings or {}).items()
+        }
+        if operations_for is not None:
+            self.operations.disabled = True
+            self.operations.description = "operations ="
+            for slider in self.settings.values():
+                slider.observe(lambda _change: self._show_operations(), names="value")
+            self._show_operations()
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True, tooltip="Stop after recording the run in progress as partial")
         self.progress = w.IntProgress(value=0, min=0, max=1, description="idle", style=style, layout=w.Layout(width="460px"))
@@ -98,7 +114,7 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes]), w.VBox([self.operations, *self.choices.values()])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
@@ -120,15 +136,23 @@ class ControlPanel:
         chosen = [a for a, box in self.approaches.items() if box.value]
         if not chosen:
             raise ConfigError("tick at least one approach before Run")
+        labels = {**self.labels, **self._chosen()}
         return SweepPlan(
             pattern=self.pattern,
             approaches=chosen,
-            threads=thread_counts(*self.threads.value, self.thread_step.value),
+            threads=thread_counts(*self.threads.value, self.thread_step.value, self.thread_multiple),
             nodes=[self.nodes.value],
-            operations=self.operations.value,
+            operations=self.operations_for(labels) if self.operations_for else self.operations.value,
             run_options=self.run_options,
-            labels={**self.labels, **{name: box.value for name, box in self.choices.items()}},
+            labels=labels,
         )
+
+    def _chosen(self) -> dict[str, Any]:
+        """The dropdowns' and sliders' current values, by name."""
+        return {**{name: box.value for name, box in self.choices.items()}, **{name: s.value for name, s in self.settings.items()}}
+
+    def _show_operations(self) -> None:
+        self.operations.value = min(self.operations.max, max(self.operations.min, self.operations_for({**self.labels, **self._chosen()})))
 
     def run(self, wait: bool = True) -> "ControlPanel":
         """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval)."""
@@ -235,7 +259,7 @@ class ControlPanel:
         """Add one finished run to its (approach, nodes) line in both panels; ✕ marks client-bound points."""
         if not row.get("complete", True):
             return
-        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), self._sweeps)
+        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in self.settings), self._sweeps)
         bound = bool(row.get("client_saturated"))
         with self.figure.batch_update():
             if key not in self._traces:

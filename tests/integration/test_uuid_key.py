@@ -6,6 +6,7 @@ import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.faults import Toxiproxy, heal_all
+from labkit.faults.partition import rules
 from labkit.patterns import uuid_key
 
 USERS = 60  # per region
@@ -58,7 +59,8 @@ def test_ireland_pays_the_round_trip_for_every_counter_key(two_regions, toxiprox
 
 
 def test_a_partition_makes_counter_keys_collide_and_uuids_survive(two_regions):
-    workload, result, verification = uuid_key.partition_test(two_regions, "naive", USERS, THREADS)
+    workload, result = uuid_key.partition_test(two_regions, "naive", USERS, THREADS)
+    verification = result.verification
     try:
         assert result.complete and result.errors == 0, result.error_samples
         assert verification.ok, str(verification)  # every loss is a key both regions handed out
@@ -67,8 +69,39 @@ def test_a_partition_makes_counter_keys_collide_and_uuids_survive(two_regions):
         assert all(c["survivor"] in (c["usa registered"], c["ireland registered"]) for c in collisions)
     finally:
         workload.close_process()
-    workload, result, verification = uuid_key.partition_test(two_regions, "pattern", USERS, THREADS)
+    workload, result = uuid_key.partition_test(two_regions, "pattern", USERS, THREADS)
+    verification = result.verification
     try:
+        assert not rules() and not workload.partitioned  # verify() healed the cut before counting
         assert verification.ok and verification.checks["stored"] == 2 * USERS and verification.checks["collisions"] == 0, str(verification)
     finally:
         workload.close_process()
+
+
+def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
+    import threading
+
+    from labkit.runner import run
+
+    workload = uuid_key.workload_for("pattern", two_regions, 2 * USERS, "partition")
+    cancel = threading.Event()
+    cancel.set()  # stopped before the first transaction: no verify, so nothing healed yet
+    result = run(workload, threads=THREADS, operations=2 * USERS, cancel=cancel)
+    assert not result.complete and rules(), "the partition should still be in force before close"
+    workload.close_process()
+    assert not rules() and not workload.partitioned
+
+
+def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_regions):
+    class ReadThenWrite(uuid_key.UuidKey):
+        """A tempting wrong answer: read the counter, write it one higher, no condition."""
+
+        def next_key(self, tx, region):
+            session, read, _cas = self.counter_statements(region)
+            current = session.execute(read).one().value
+            session.execute(f"UPDATE {uuid_key.HOME_KEYSPACE}.key_counter SET value = %s WHERE name = 'users'", (current + 1,))
+            return current + 1
+
+    report = uuid_key.check_exercise(ReadThenWrite, two_regions, users=30, threads=6)
+    assert not report.passed
+    assert "the key generator is not atomic" in str(report), str(report)

@@ -85,6 +85,10 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "fan-out", "--approaches", "naive,fast"], "unknown approach 'fast'"),
         (["run", "fan-out", "--set", "colour=3"], "has no setting 'colour'"),
         (["run", "fan-out", "--set", "users=many"], "NAME=NUMBER"),
+        (["run", "uuid-key", "--phase", "outage"], "unknown phase 'outage' for uuid-key"),
+        (["run", "uuid-key", "--threads", "1:4:1"], "use even thread counts (got [1, 3])"),
+        (["run", "uuid-key", "--threads", "2", "--operations", "101"], "operations must be even"),
+        (["run", "uuid-key", "--set", "latency=70"], "has no setting 'latency'"),
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):

@@ -82,3 +82,33 @@ def test_uuid_key_checks_its_inputs_and_counts_collisions():
     for k in (2, 3, 4):
         reg.add("ireland", k, f"ireland-{k}")
     assert reg.collisions() == [2, 3]
+
+
+def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touching_the_cluster():
+    from labkit.patterns import uuid_key
+    from labkit.runner import run
+
+    dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
+    workload = uuid_key.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=uuid_key.WAN_PROXY)
+    workload.setup = lambda: pytest.fail("setup ran although the run was refused")
+    with pytest.raises(ConfigError, match="even thread count"):
+        run(workload, threads=3, operations=20)
+    with pytest.raises(ConfigError, match="operations=20"):
+        run(workload, threads=2, operations=30)
+    with pytest.raises(ConfigError, match="processes=1"):
+        run(workload, threads=2, operations=20, processes=2)
+    with pytest.raises(ConfigError, match="converge"):
+        run(uuid_key.UuidKey(dcs, "pattern", "partition", 10), threads=2, operations=20)
+
+
+def test_uuid_key_region_figures_come_from_each_regions_own_latency():
+    import pandas as pd
+
+    from labkit.patterns import uuid_key
+
+    row = {"engine": "cassandra", "approach": "naive", "threads": 4, "register_usa_mean_us": 2000, "register_usa_p95_us": 3000,
+           "register_usa_count": 10, "register_ireland_mean_us": 200_000, "register_ireland_p95_us": 250_000, "register_ireland_count": 10}
+    regions = uuid_key.by_region(pd.DataFrame([row])).set_index("region")
+    assert regions.loc["usa", "throughput"] == 1000.0  # 2 threads / 2 ms
+    assert regions.loc["ireland", "throughput"] == 10.0  # 2 threads / 200 ms
+    assert regions.loc["ireland", "p95_ms"] == 250.0

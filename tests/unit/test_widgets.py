@@ -55,6 +55,21 @@ def test_thread_counts_cover_the_range_and_its_end():
     assert thread_counts(10, 100, 10)[-1] == 100 and len(thread_counts(10, 100, 10)) == 10
     with pytest.raises(ConfigError):
         thread_counts(0, 4, 1)
+    assert thread_counts(1, 8, 3, multiple=2) == [2, 4, 8]  # 1 -> 2, 7 -> 8 (merged with the end)
+
+
+def test_settings_sliders_reach_the_workload_label_rows_and_derive_operations():
+    panel, made = make_panel(threads=(1, 3), choices=None, settings={"one_way_ms": (70, 0, 200, 10), "users_per_region": (5, 1, 50, 1)},
+                             operations_for=lambda chosen: 2 * chosen["users_per_region"], thread_multiple=2)
+    assert panel.operations.value == 10 and panel.operations.disabled
+    panel.settings["users_per_region"].value = 7
+    assert panel.operations.value == 14
+    panel.run(wait=True)
+    df = panel.results
+    assert sorted(set(df["threads"])) == [2, 4] and (df["operations"] == 14).all()
+    assert (df["one_way_ms"] == 70).all() and (df["users_per_region"] == 7).all()
+    assert made[0] == ("naive", 2, 14, {"one_way_ms": 70, "users_per_region": 7})
+    assert "naive · 2 nodes · one way ms 70 · users per region 7" in {t.name for t in panel.figure.data}
 
 
 def test_run_sweeps_the_sliders_and_draws_every_point():

@@ -259,8 +259,19 @@ class ComposeCouchbaseCluster(ComposeCluster):
 
     @property
     def connection_string(self) -> str:
-        ports = topology.couchbase_host_ports(0)
-        return f"couchbase://127.0.0.1:{ports['kv']}?network=external"
+        return self.connection_strings()[0]
+
+    def _first_nodes(self) -> list[dict[str, int]]:
+        """Host ports of each cluster's first node (cluster b's nodes are numbered after cluster a's)."""
+        return [topology.couchbase_host_ports(c * self.node_count) for c in range(self.options.get("clusters", 1))]
+
+    def connection_strings(self) -> list[str]:
+        """One SDK connection string per cluster (two with XDCR: the UUID Key test's regions)."""
+        return [f"couchbase://127.0.0.1:{ports['kv']}?network=external" for ports in self._first_nodes()]
+
+    def management_urls(self) -> list[str]:
+        """Each cluster's management REST API (XDCR pause and resume go through it)."""
+        return [f"http://127.0.0.1:{ports['mgmt']}" for ports in self._first_nodes()]
 
     def wait_engine_ready(self) -> None:
         cluster = self.cluster()

@@ -1,0 +1,122 @@
+"""Classroom runs of the UUID Key tests on the embedded two-datacenter Cassandra cluster.
+
+    .venv/bin/python benchmarks/uuid_key.py           # availability sweep (70 ms one way) + partition totals
+    .venv/bin/python benchmarks/uuid_key.py --quick   # a few-minute smoke version; claims nothing
+
+Writes results/uuid_key_availability.csv (one labelled row per run, with each region's figures),
+results/uuid_key_regions.csv and figures (latency and throughput per region and approach),
+results/uuid_key_partition.csv (registered, collisions, stored per approach) and
+results/uuid_key_ratios.md: the counter/UUID ratios per region that the notebook quotes. The cluster
+and toxiproxy are stopped at the end, and the partition rules removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+import plotly.express as px
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pattern_sweeps import machine  # noqa: E402
+from report import write  # noqa: E402
+
+from labkit.clusters.slot import ClusterSlot  # noqa: E402
+from labkit.faults import heal_all  # noqa: E402
+from labkit.patterns import uuid_key  # noqa: E402
+from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
+from labkit.results import SweepPlan  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results"
+# nodes (half per datacenter), thread counts (half per region), users per region, one-way ms; partition: users per region, threads
+CLASSROOM = {"nodes": 4, "threads": [2, 4, 8, 12, 16], "users": 300, "one_way_ms": 70, "partition_users": 1000, "partition_threads": 8}
+QUICK = {"nodes": 2, "threads": [2, 4], "users": 30, "one_way_ms": 70, "partition_users": 50, "partition_threads": 4}
+COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "one_way_ms", "approach", "threads", "operations",
+           "throughput", "mean_us", "p95_us", "errors", "verify_ok", "verify_checks", "client_cpu_cores", "client_saturated"]
+
+
+def save_figure(fig, stem: Path) -> None:
+    fig.write_html(f"{stem}.html", include_plotlyjs="cdn")
+    browser = shutil.which("chromium") or shutil.which("google-chrome")
+    if browser:
+        os.environ.setdefault("BROWSER_PATH", browser)
+        try:
+            fig.write_image(f"{stem}.png", width=1100, height=480)
+        except Exception as exc:  # the HTML figure is the one that counts; say why the PNG is missing
+            print(f"no PNG for {stem.name}: {type(exc).__name__}: {exc}")
+
+
+def region_ratios(regions: pd.DataFrame) -> pd.DataFrame:
+    """Counter (naive) vs random UUID (pattern), per region and thread count."""
+    out = []
+    for (region, threads), group in regions.groupby(["region", "threads"]):
+        by = group.set_index("approach")
+        out.append({"region": region, "threads": threads,
+                    "counter mean ms": by.loc["naive", "mean_ms"], "uuid mean ms": by.loc["pattern", "mean_ms"],
+                    "latency counter/uuid": round(by.loc["naive", "mean_ms"] / by.loc["pattern", "mean_ms"], 1),
+                    "throughput uuid/counter": round(by.loc["pattern", "throughput"] / by.loc["naive", "throughput"], 1)})
+    return pd.DataFrame(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
+    args = parser.parse_args()
+    size = QUICK if args.quick else CLASSROOM
+    stem = "uuid_key" + ("_quick" if args.quick else "")
+    command = ".venv/bin/python benchmarks/uuid_key.py" + (" --quick" if args.quick else "")
+    heal_all()
+    slot = ClusterSlot.for_engine("cassandra", "local", dcs=2)
+    try:
+        availability(size, slot, stem, command)
+        partition(size, slot, stem, command)
+    finally:
+        slot.stop()
+        heal_all()
+
+
+def availability(size: dict, slot: ClusterSlot, stem: str, command: str) -> None:
+    plan = SweepPlan(pattern="uuid-key", approaches=uuid_key.APPROACHES, threads=size["threads"], nodes=[size["nodes"]], operations=2 * size["users"])
+    rows = run_pattern_sweep(uuid_key, plan, options={"phase": "availability", "one_way_ms": size["one_way_ms"]}, slot=slot)
+    df = pd.DataFrame(rows)
+    note = f"{size['users']} users per region, Ireland-dc1 link {size['one_way_ms']} ms one way"
+    write(df[COLUMNS + [c for c in df.columns if c.startswith(("register_", "cas_counter_", "read_counter_"))]].copy(), OUT, f"{stem}_availability",
+          f"UUID Key, availability test ({note})", machine(), command)
+    regions = uuid_key.by_region(df)
+    write(regions.copy(), OUT, f"{stem}_regions", f"UUID Key, availability test per region ({note})", machine(), command)
+    label = f"Cassandra {df.server_version[0]}, {df.provider[0]}, {df.nodes[0]} nodes in 2 DCs, {note}"
+    save_figure(px.line(regions, x="threads", y="mean_ms", color="approach", facet_col="region", markers=True, log_y=True,
+                        title=f"Mean registration latency per region<br><sup>{label}</sup>", labels={"mean_ms": "mean latency (ms, log)"}), OUT / f"{stem}_latency")
+    save_figure(px.line(regions, x="threads", y="throughput", color="approach", facet_col="region", markers=True,
+                        title=f"Registrations per second per region<br><sup>{label}</sup>", labels={"throughput": "registrations/s"}), OUT / f"{stem}_throughput")
+    table = region_ratios(regions)
+    write(table, OUT, f"{stem}_ratios", f"UUID Key: counter vs random UUID per region ({note})", machine(), command)
+    print(table.to_string(index=False))
+
+
+def partition(size: dict, slot: ClusterSlot, stem: str, command: str) -> None:
+    cluster = slot.ensure(size["nodes"])
+    rows = []
+    for approach in uuid_key.APPROACHES:
+        workload, result = uuid_key.partition_test(cluster, approach, size["partition_users"], size["partition_threads"])
+        try:
+            checks = result.verification.checks
+            rows.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider, "nodes": len(cluster.live_nodes()),
+                         "approach": approach, "threads": size["partition_threads"], "users per region": size["partition_users"],
+                         "registered": checks["registered_usa"] + checks["registered_ireland"], "keys handed out twice": checks["collisions"],
+                         "stored after repair": checks["stored"], "lost": checks["registered_usa"] + checks["registered_ireland"] - checks["stored"],
+                         "survivors from usa": sum(1 for c in workload.collision_table() if c["survivor region"] == "usa"),
+                         "verify_ok": result.verification.ok, "errors": result.errors})
+        finally:
+            workload.close_process()
+    df = pd.DataFrame(rows)
+    write(df.copy(), OUT, f"{stem}_partition", "UUID Key, consistency test: partition dc1 | dc2, register, heal, repair, count", machine(), command)
+    print(df.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
