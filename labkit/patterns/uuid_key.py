@@ -12,6 +12,9 @@ even thread count), and a run of 2K transactions registers exactly K users per r
   datacenters are cut apart, and what makes their keys collide.
 - `pattern` (UUID Key): the client generates a random UUID (version 4); `pattern/timeuuid` uses
   time-based UUIDs (version 1), which sort by creation time.
+
+`TwoRegionRegistration` holds what does not depend on the engine (regions, keys handed out, the cut
+around the run, verify); `UuidKey` is Cassandra's, `uuid_key_couchbase.CouchbaseUuidKey` Couchbase's.
 """
 
 from __future__ import annotations
