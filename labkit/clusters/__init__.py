@@ -17,6 +17,8 @@ IMPLEMENTED: dict[tuple[str, str], str] = {
     ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
     ("mongodb", "compose"): "labkit.clusters.compose.provider:ComposeMongoCluster",
     ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
+    ("mongodb", "standin"): "labkit.clusters.standin.mongodb:StandinMongo",
+    ("couchbase", "standin"): "labkit.clusters.standin.couchbase:StandinCouchbase",
 }
 """(engine, provider) -> "module:Class" of the implementations this version ships."""
 

@@ -288,6 +288,10 @@ class ComposeCouchbaseCluster(ComposeCluster):
 
         return couchbase.connect(self.connection_string, CREDENTIALS["LABKIT_COUCHBASE_USER"], CREDENTIALS["LABKIT_COUCHBASE_PASSWORD"])
 
+    @property
+    def bucket(self) -> str:
+        return CREDENTIALS["LABKIT_COUCHBASE_BUCKET"]
+
     def collection(self):
         """The lab bucket's default collection."""
         from ...engines import couchbase

@@ -449,13 +449,7 @@ def reap(directory: Path, wipe: bool = False) -> list[int]:
 
     The cluster.json goes, so status and down no longer list a cluster that is not there; node
     directories (data, logs) stay for a look at what happened, until a new start wipes them."""
-    killed = []
-    for proc in processes.processes_under(directory):
-        killed.append(proc.pid)
-        processes.stop(proc, graceful=False)
-    state = directory / "cluster.json"
-    if state.exists():
-        state.unlink()
+    killed = processes.reap_under(directory)
     if wipe and directory.exists():
         for node_dir in directory.glob("node*"):
             shutil.rmtree(node_dir, ignore_errors=True)

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 from ...doctor import java_major
 from ...errors import NotAvailableError
+from .. import maven
 from ..registry import labkit_home
 
 DEFAULT_VERSION = "5.0.9"
 MAIN_CLASS = "org.apache.cassandra.service.CassandraDaemon"
 NODETOOL_CLASS = "org.apache.cassandra.tools.NodeTool"
-
-_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>labkit</groupId><artifactId>cassandra-jars</artifactId><version>1</version><packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.apache.cassandra</groupId><artifactId>cassandra-all</artifactId><version>{version}</version></dependency>
-  </dependencies>
-</project>
-"""
 
 
 def lib_dir(version: str = DEFAULT_VERSION) -> Path:
@@ -53,34 +43,7 @@ def install(version: str = DEFAULT_VERSION) -> Path:
     target = lib_dir(version)
     if is_installed(version):
         return target
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise NotAvailableError(
-            "resolving Cassandra's jars from Maven Central needs Maven (`mvn`), which is not on PATH: "
-            "apt-get install maven (or conda install -c conda-forge maven), then try again"
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".resolve-") as tmp:
-        work = Path(tmp)
-        (work / "pom.xml").write_text(_POM.format(version=version))
-        out = work / "lib"
-        proc = subprocess.run(
-            [mvn, "-q", "-B", "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={out}"],
-            cwd=work,
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0 or not any(out.glob("cassandra-all-*.jar")):
-            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise NotAvailableError(
-                f"could not resolve org.apache.cassandra:cassandra-all:{version} from Maven Central "
-                f"(is https://repo.maven.apache.org reachable?). Maven said:\n{tail}"
-            )
-        (out / ".complete").write_text(version)
-        if target.exists():
-            shutil.rmtree(target)
-        out.rename(target)  # whole directory appears at once: an interrupted install leaves no half cache
-    return target
+    return maven.resolve([f"org.apache.cassandra:cassandra-all:{version}"], target, f"org.apache.cassandra:cassandra-all:{version}")
 
 
 def classpath(version: str = DEFAULT_VERSION) -> str:

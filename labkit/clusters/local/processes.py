@@ -65,6 +65,19 @@ def processes_under(directory: Path) -> list[psutil.Process]:
     return found
 
 
+def reap_under(directory: Path) -> list[int]:
+    """Kill every process labkit started under `directory` (pidfile or not) and remove its
+    cluster.json, so status and down no longer list what is not there; return the PIDs killed."""
+    killed = []
+    for proc in processes_under(directory):
+        killed.append(proc.pid)
+        stop(proc, graceful=False)
+    state = directory / "cluster.json"
+    if state.exists():
+        state.unlink()
+    return killed
+
+
 def _gone(proc: psutil.Process) -> bool:
     try:
         return proc.status() == psutil.STATUS_ZOMBIE  # dead; only its parent's wait() is missing

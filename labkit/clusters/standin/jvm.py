@@ -1,0 +1,167 @@
+"""One stand-in server = one JVM process that labkit started: pidfile, loopback port, stop by PID,
+leftovers of a crashed run reaped by the next start, stopped at interpreter exit."""
+
+from __future__ import annotations
+
+import atexit
+import datetime as _dt
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from ...errors import ConfigError, LabkitError, NotAvailableError
+from ..base import ClusterInfo
+from ..local import processes
+from ..local.cassandra_install import require_java17
+from ..registry import clusters_dir, labkit_home
+
+HOST = "127.0.0.1"
+BANNER = "stand-in for {engine}: mechanics only, performance not meaningful"
+
+
+def cache_dir(name: str) -> Path:
+    return labkit_home() / "standin" / name
+
+
+class StandinServer:
+    """Base of the stand-ins: subclasses say which command serves which port, and what it really is."""
+
+    provider = "standin"
+    engine = ""
+    name = ""  # directory under labkit's clusters dir, e.g. standin-mongodb
+    label = ""  # what actually runs, e.g. "mongo-java-server 1.47.0"
+    port = 0
+    startup_timeout = 60.0
+
+    def __init__(self, nodes: int = 1, detached: bool = False, **_options: Any):
+        self.requested_nodes = nodes  # a stand-in is one process, whatever the slider says
+        self.detached = detached  # started by `labkit up`: survives the starting process
+        self.directory = clusters_dir() / self.name
+        self.nodes = ["standin"]
+
+    # ---- what a subclass supplies ----------------------------------------------------------------
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def wait_engine_ready(self) -> None:
+        pass
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    @property
+    def pidfile(self) -> Path:
+        return self.directory / "labkit.pid"
+
+    def start(self):
+        command = self.command()  # resolves jars first: fails early with advice
+        reap(self.directory)
+        if processes.port_open(HOST, self.port):
+            raise LabkitError(f"port {HOST}:{self.port} (needed by the {self.label} stand-in) is taken; stop that process (`labkit down` if it is labkit's) and start again")
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "cluster.json").write_text(json.dumps({
+            "engine": self.engine, "provider": self.provider, "name": self.name, "label": self.label, "owner_pid": None if self.detached else os.getpid(),
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "port": self.port,
+        }, indent=1))
+        if not self.detached:
+            _started.append(self)
+        try:
+            processes.spawn(command, cwd=self.directory, log=self.directory / "server.log", pidfile=self.pidfile)
+            processes.wait_until(self._port_up, self.startup_timeout, what=f"the {self.label} stand-in on {HOST}:{self.port}")
+            self.wait_engine_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _port_up(self) -> bool:
+        if processes.owned_process(self.pidfile, str(self.directory)) is None:
+            log = self.directory / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise LabkitError(f"the {self.label} stand-in exited during start-up:\n{tail}")
+        return processes.port_open(HOST, self.port)
+
+    def stop(self) -> None:
+        reap(self.directory)
+        if self in _started:
+            _started.remove(self)
+
+    def live_nodes(self) -> list[str]:
+        return self.nodes if processes.owned_process(self.pidfile, str(self.directory)) else []
+
+    @property
+    def server_version(self) -> str:
+        return f"stand-in ({self.label})"
+
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(engine=self.engine, server_version=self.server_version, provider=self.provider, nodes=1, label=self.label)
+
+    @classmethod
+    def start_from_cli(cls, nodes: int, dcs: int) -> "StandinServer":
+        if dcs != 1:
+            raise ConfigError(f"--dcs applies to cassandra; a {cls.engine} stand-in is one process")
+        return cls(nodes=nodes, detached=True).start()
+
+    @classmethod
+    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
+        """`labkit status`: the stand-in's one process, by its pidfile."""
+        state = json.loads((directory / "cluster.json").read_text())
+        owned = processes.owned_process(directory / "labkit.pid", str(directory))
+        node = {"name": state["name"], "address": f"{HOST}:{state['port']}", "dc": "", "state": "UP" if owned else "DOWN", "pid": owned.pid if owned else None}
+        return {"name": state["name"], "engine": state["engine"], "provider": "standin", "server_version": f"stand-in ({state['label']})",
+                "owner_pid": state.get("owner_pid"), "nodes": [node]}
+
+    @classmethod
+    def stop_state_dir(cls, directory: Path) -> None:
+        reap(directory)
+
+    @property
+    def banner(self) -> str:
+        return BANNER.format(engine={"mongodb": "MongoDB", "couchbase": "Couchbase"}.get(self.engine, self.engine))
+
+
+def java() -> str:
+    return require_java17()
+
+
+def compiled_launcher(home: Path, name: str, source: str, lib: Path) -> str:
+    """Compile a stand-in's small launcher class against its jars (once per source text) and return
+    the classpath that runs it."""
+    classes = home / f"classes-{hashlib.sha256(source.encode()).hexdigest()[:12]}"
+    if not (classes / f"{name}.class").exists():
+        javac = Path(java()).with_name("javac")
+        if not javac.exists():
+            raise NotAvailableError(f"compiling the stand-in launcher {name} needs javac next to {java()} (a JDK, not a JRE)")
+        classes.mkdir(parents=True, exist_ok=True)
+        (home / f"{name}.java").write_text(source)
+        proc = subprocess.run([str(javac), "-cp", str(lib / "*"), "-d", str(classes), str(home / f"{name}.java")], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise NotAvailableError(f"compiling the stand-in launcher {name} failed:\n{proc.stderr[-2000:]}")
+    return f"{classes}:{lib / '*'}"
+
+
+def reap(directory: Path) -> list[int]:
+    return processes.reap_under(directory)
+
+
+_started: list[StandinServer] = []
+
+
+@atexit.register
+def _stop_started() -> None:
+    for server in list(_started):
+        try:
+            server.stop()
+        except (LabkitError, psutil.Error, OSError):
+            pass

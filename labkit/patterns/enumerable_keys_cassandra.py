@@ -1,0 +1,115 @@
+"""The same comments on Cassandra: a `list<text>` column of the post appended per comment (naive) vs one
+row per comment in the post's partition, clustered newest first by a client-made time UUID (pattern):
+the column-family form, where the partition already is the enumerable set and no counter is needed."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from cassandra.query import PreparedStatement
+
+from ..engines import cassandra as cql
+from ..runner import Transaction
+from .cassandra_workload import CassandraWorkload
+from .enumerable_keys import PAGE_SIZE, CommentStore
+
+KEYSPACE = "enumerable_keys"
+
+
+@dataclass
+class Statements:
+    append: PreparedStatement
+    remove: PreparedStatement
+    read_list: PreparedStatement
+    insert_row: PreparedStatement
+    delete_row: PreparedStatement
+    first_page: PreparedStatement
+    next_page: PreparedStatement
+    all_rows: PreparedStatement
+
+
+class CassandraComments(CassandraWorkload, CommentStore):
+    """posts_lba (post, comments list<text>); comments (post, at timeuuid, text), newest first."""
+
+    engine = "cassandra"
+    numbered_keys = False  # rows are ordered by time UUIDs, not numbered by a counter
+    statements_class = Statements
+
+    def __init__(self, addresses: list[str], approach: str, phase: str, replication: int = 1, **options: Any):
+        CommentStore.__init__(self, approach, phase, **options)
+        self.connect_to(addresses, "ONE")
+        self.replication = replication
+
+    @classmethod
+    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "CassandraComments":
+        return cls(cluster.addresses, approach, phase, **options)
+
+    def statement_texts(self) -> dict[str, str | None]:
+        return {
+            "append": f"UPDATE {KEYSPACE}.posts_lba SET comments = comments + ? WHERE post = ?",
+            "remove": f"UPDATE {KEYSPACE}.posts_lba SET comments = comments - ? WHERE post = ?",
+            "read_list": f"SELECT comments FROM {KEYSPACE}.posts_lba WHERE post = ?",
+            "insert_row": f"INSERT INTO {KEYSPACE}.comments (post, at, text) VALUES (?, ?, ?)",
+            "delete_row": f"DELETE FROM {KEYSPACE}.comments WHERE post = ? AND at = ?",
+            "first_page": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ? LIMIT {PAGE_SIZE}",
+            "next_page": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ? AND at < ? LIMIT {PAGE_SIZE}",
+            "all_rows": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ?",
+        }
+
+    # ---- storage ---------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        s = self.session
+        cql.create_keyspace(s, KEYSPACE, self.replication)
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.posts_lba (post text PRIMARY KEY, comments list<text>)")
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.comments (post text, at timeuuid, text text, PRIMARY KEY (post, at)) WITH CLUSTERING ORDER BY (at DESC)")
+        s.execute(f"DELETE FROM {KEYSPACE}.posts_lba WHERE post = %s", (self.post,))
+        s.execute(f"DELETE FROM {KEYSPACE}.comments WHERE post = %s", (self.post,))
+
+    def add(self, tx: Transaction, text: str) -> None:
+        st = self.statements
+        if self.naive:
+            tx.call("append_to_list", self.session.execute, st.append, ([text], self.post))
+        else:
+            tx.call("insert_comment", self.session.execute, st.insert_row, (self.post, uuid.uuid1(), text))
+
+    def delete(self, text: str) -> None:
+        st = self.statements
+        if self.naive:
+            self.session.execute(st.remove, ([text], self.post))
+            return
+        for row in self.session.execute(st.all_rows, (self.post,)):
+            if row.text == text:
+                self.session.execute(st.delete_row, (self.post, row.at))
+                return
+
+    def stored(self) -> list[tuple[int, str]]:
+        st = self.statements
+        if self.naive:
+            row = self.session.execute(st.read_list, (self.post,)).one()
+            comments = list(row.comments or []) if row else []
+            return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+        rows = list(self.session.execute(st.all_rows, (self.post,)))
+        return [(len(rows) - i, r.text) for i, r in enumerate(rows)]
+
+    def read_page(self, tx: Transaction, cursor: Any) -> tuple[list[str], Any]:
+        st = self.statements
+        if self.naive:
+            row = tx.call("read_post", self.session.execute, st.read_list, (self.post,)).one()  # the whole list, every page
+            comments = list(row.comments or []) if row else []
+            end = len(comments) if cursor is None else cursor
+            start = max(0, end - PAGE_SIZE)
+            return list(reversed(comments[start:end])), (start or None)
+        if cursor is None:
+            rows = tx.call("read_page", self.session.execute, st.first_page, (self.post,)).current_rows
+        else:
+            rows = tx.call("read_page", self.session.execute, st.next_page, (self.post, cursor)).current_rows
+        return [r.text for r in rows], (rows[-1].at if len(rows) == PAGE_SIZE else None)
+
+    def post_size(self) -> int:
+        return sum(len(text.encode()) for _n, text in self.stored()) if self.naive else 0
+
+
+STORE = CassandraComments

@@ -1,0 +1,119 @@
+"""Enumerable Keys on MongoDB: comments `$push`ed into the post (naive) or a per-post counter plus one
+document per comment, paged by `_id $in` of known keys (pattern)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runner import Transaction
+from .enumerable_keys import PAGE_SIZE, CommentStore
+
+DATABASE = "enumerable_keys"
+
+
+class MongoComments(CommentStore):
+    """posts: {_id, comments: [...], size, count}; comments: {_id: "<post>:<n>", post, n, text}."""
+
+    engine = "mongodb"
+
+    def __init__(self, uri: str, approach: str, phase: str, **options: Any):
+        super().__init__(approach, phase, **options)
+        self.uri = uri
+        self._client = None
+
+    @classmethod
+    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "MongoComments":
+        return cls(cluster.uri, approach, phase, **options)
+
+    @property
+    def db(self):
+        if self._client is None:
+            from ..engines import mongodb
+
+            self._client = mongodb.connect(self.uri)
+        return self._client[DATABASE]
+
+    def open_process(self) -> None:
+        _ = self.db
+
+    def close_process(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def key(self, n: int) -> str:
+        return f"{self.post}:{n:09d}"
+
+    # ---- storage ---------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        self.db.posts.delete_one({"_id": self.post})
+        self.db.comments.delete_many({"post": self.post})
+        self.db.posts.insert_one({"_id": self.post, "comments": [], "size": 0, "count": 0})
+
+    def add(self, tx: Transaction, text: str) -> None:
+        posts = self.db.posts
+        if self.naive:
+            tx.call("push_comment", posts.update_one, {"_id": self.post}, {"$push": {"comments": text}, "$inc": {"size": 1}})
+            return
+        from pymongo import ReturnDocument
+
+        # BEFORE, plus one: the stand-in's AFTER can repeat values under concurrency; BEFORE is exact on both
+        before = tx.call("increment_counter", posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
+                         projection={"count": 1}, return_document=ReturnDocument.BEFORE)
+        n = before["count"] + 1
+        tx.call("insert_comment", self.db.comments.insert_one, {"_id": self.key(n), "post": self.post, "n": n, "text": text})
+
+    def delete(self, text: str) -> None:
+        if self.naive:
+            self.db.posts.update_one({"_id": self.post}, {"$pull": {"comments": text}, "$inc": {"size": -1}})
+        else:
+            self.db.comments.delete_one({"post": self.post, "text": text})
+
+    def stored(self) -> list[tuple[int, str]]:
+        if self.naive:
+            comments = (self.db.posts.find_one({"_id": self.post}) or {}).get("comments", [])
+            return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+        return [(d["n"], d["text"]) for d in self.db.comments.find({"post": self.post}).sort("n", -1)]
+
+    def read_page(self, tx: Transaction, cursor: Any) -> tuple[list[str], Any]:
+        posts = self.db.posts
+        if self.naive:
+            # cursor: how many of the oldest comments are still unread; a page is the newest ten of them
+            if cursor is None:
+                doc = tx.call("read_post", posts.find_one, {"_id": self.post}, {"comments": {"$slice": -PAGE_SIZE}, "size": 1})
+                end = doc["size"]
+                page = doc["comments"]
+            else:
+                end = cursor
+                start = max(0, end - PAGE_SIZE)
+                page = tx.call("read_post", posts.find_one, {"_id": self.post}, {"comments": {"$slice": [start, end - start]}})["comments"]
+            start = max(0, end - PAGE_SIZE)
+            return list(reversed(page)), (start or None)
+        if cursor is None:
+            cursor = tx.call("read_counter", posts.find_one, {"_id": self.post}, {"count": 1})["count"]
+        return self.page_of_keys(tx, cursor)
+
+    def page_of_keys(self, tx: Transaction, top: int) -> tuple[list[str], Any]:
+        """Fetch keys top, top-1, ... in bulk until ten comments are found or key 1 was tried: a deleted
+        comment leaves a gap, and the next keys fill the page."""
+        found: list[tuple[int, str]] = []
+        while len(found) < PAGE_SIZE and top >= 1:
+            wanted = [self.key(n) for n in range(top, max(0, top - (PAGE_SIZE - len(found))), -1)]
+            docs = tx.call("read_comments", lambda keys: list(self.db.comments.find({"_id": {"$in": keys}})), wanted)
+            found += sorted(((d["n"], d["text"]) for d in docs), reverse=True)
+            top -= len(wanted)
+        return [text for _n, text in found], (top if top >= 1 else None)
+
+    def highest_number(self, stored_numbers: list[int]) -> int:
+        if self.naive:
+            return super().highest_number(stored_numbers)
+        return (self.db.posts.find_one({"_id": self.post}) or {}).get("count", 0)
+
+    def post_size(self) -> int:
+        import bson
+
+        return len(bson.encode(self.db.posts.find_one({"_id": self.post}) or {}))
+
+
+STORE = MongoComments

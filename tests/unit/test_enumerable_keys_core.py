@@ -1,0 +1,92 @@
+"""The engine-neutral part of Enumerable Keys (phases, paging walk, verify) over an in-memory store:
+a unit test of the checks themselves, so that a broken engine module cannot pass them."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from labkit.errors import ConfigError
+from labkit.patterns import enumerable_keys as ek
+from labkit.runner import run
+
+
+class MemoryComments(ek.CommentStore):
+    """Numbered comments in a dict, paged like the pattern (fills gaps with further keys)."""
+
+    engine = "memory"
+
+    def __init__(self, *args, lose_every: int = 0, **kw):
+        super().__init__(*args, **kw)
+        self.rows: dict[int, str] = {}
+        self.counter = 0
+        self.lock = threading.Lock()
+        self.lose_every = lose_every
+
+    def reset(self):
+        self.rows.clear()
+        self.counter = 0
+
+    def add(self, tx, text):
+        with self.lock:
+            self.counter += 1
+            if not (self.lose_every and self.counter % self.lose_every == 0):
+                self.rows[self.counter] = text
+
+    def delete(self, text):
+        del self.rows[next(n for n, t in self.rows.items() if t == text)]
+
+    def stored(self):
+        return sorted(self.rows.items(), reverse=True)
+
+    def read_page(self, tx, cursor):
+        top = self.counter if cursor is None else cursor
+        page = []
+        while len(page) < ek.PAGE_SIZE and top >= 1:
+            if top in self.rows:
+                page.append(self.rows[top])
+            top -= 1
+        return page, (top if top >= 1 else None)
+
+    def post_size(self):
+        return 8
+
+
+def test_every_written_comment_is_counted_once():
+    result = run(MemoryComments("pattern", "write"), threads=4, operations=120)
+    assert result.verification.ok, str(result.verification)
+    assert result.verification.checks == {"comments": 120, "new": 120, "deleted": 0, "pages_checked": 12}
+
+
+def test_lost_comments_and_unexplained_gaps_fail_verify():
+    result = run(MemoryComments("pattern", "write", lose_every=10), threads=4, operations=100)
+    problems = result.verification.problems
+    assert not result.verification.ok
+    assert any("10 of 100 new comments are missing" in p for p in problems)
+    assert any("9 key numbers are unused but no comment with them was deleted" in p for p in problems)  # 10..90; 100 is beyond the last stored
+
+
+def test_deleted_comments_are_explained_gaps_and_readers_never_see_them():
+    workload = MemoryComments("pattern", "paginate", comments=55, delete_every=5)
+    result = run(workload, threads=3, operations=90)
+    assert result.verification.ok, str(result.verification)
+    assert result.verification.checks == {"comments": 44, "new": 0, "deleted": 11, "pages_checked": 5}
+
+
+def test_volume_runs_keep_what_earlier_runs_wrote():
+    store = MemoryComments("naive", "volume")
+    run(store, threads=1, operations=30)
+    second = MemoryComments("naive", "volume")
+    second.rows, second.counter = store.rows, store.counter
+    result = run(second, threads=1, operations=30)
+    assert result.verification.ok and result.verification.checks["comments"] == 60 and result.verification.checks["new"] == 30
+
+
+def test_bad_phases_and_sizes_are_refused():
+    with pytest.raises(ConfigError, match="unknown phase"):
+        MemoryComments("pattern", "delete")
+    with pytest.raises(ConfigError, match="at least 10 comments"):
+        MemoryComments("pattern", "paginate", comments=3)
+    with pytest.raises(ConfigError, match="no Enumerable Keys workload for engine 'redis'"):
+        ek.store_class("redis")
