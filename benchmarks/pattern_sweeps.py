@@ -1,7 +1,8 @@
-"""Classroom sweeps of the Index Table and Fan-out patterns on the embedded Cassandra cluster.
+"""Classroom sweeps of the Index Table, Fan-out and Enumerable Keys patterns on the embedded Cassandra cluster.
 
     .venv/bin/python benchmarks/pattern_sweeps.py index-table      # register at 4 nodes; login at 1, 2, 4 nodes
     .venv/bin/python benchmarks/pattern_sweeps.py fan-out          # post and paginate at 4 nodes
+    .venv/bin/python benchmarks/pattern_sweeps.py enumerable-keys  # Cassandra only: write and paginate at 3 nodes
     .venv/bin/python benchmarks/pattern_sweeps.py index-table --quick   # a 2-minute smoke version
 
 Writes results/<pattern>_<phase>.csv (one labelled row per run), a figure per phase (.html, and .png
@@ -36,6 +37,10 @@ CLASSROOM = {
         ("register", [4], list(range(10, 101, 10)), 3000, {}),
         ("login", [1, 2, 4], list(range(10, 101, 10)), 3000, {"users": 20000}),
     ],
+    "enumerable-keys": [
+        ("write", [3], list(range(10, 101, 10)), 3000, {}),
+        ("paginate", [3], list(range(10, 101, 10)), 3000, {"comments": 3000, "delete_every": 7}),
+    ],
     "fan-out": [
         ("post", [4], [10, 20, 40, 60, 80, 100], 2000, {"users": 200, "follows": 20, "posts": 10}),
         ("paginate", [4], [10, 20, 40, 60, 80, 100], 2000, {"users": 200, "follows": 20, "posts": 10}),
@@ -43,6 +48,7 @@ CLASSROOM = {
 }
 QUICK = {
     "index-table": [("register", [2], [4, 16], 500, {}), ("login", [1, 2], [4, 16], 500, {"users": 1000})],
+    "enumerable-keys": [("write", [1], [4, 16], 300, {}), ("paginate", [1], [4, 16], 300, {"comments": 300, "delete_every": 7})],
     "fan-out": [("post", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8}), ("paginate", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8})],
 }
 COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "approach", "threads", "operations", "throughput",
@@ -106,7 +112,7 @@ def sweep_phases(args, module, slot, stem: str, command: str) -> list[pd.DataFra
     for phase, nodes, threads, operations, sizes in (QUICK if args.quick else CLASSROOM)[args.pattern]:
         if args.phases and phase not in args.phases.split(","):
             continue
-        plan = SweepPlan(pattern=args.pattern, approaches=module.APPROACHES, threads=threads, nodes=nodes, operations=operations, run_options={"warmup": 0 if phase in ("register", "post") else 200})
+        plan = SweepPlan(pattern=args.pattern, approaches=module.APPROACHES, threads=threads, nodes=nodes, operations=operations, run_options={"warmup": 0 if phase in ("register", "post", "write") else 200})
         rows = run_pattern_sweep(module, plan, options={"phase": phase, **sizes}, slot=slot)
         df = pd.DataFrame(rows)
         frames.append(df)

@@ -11,6 +11,7 @@ PATTERNS = ("uuid-key", "index-table", "enumerable-keys", "fan-out")
 IMPLEMENTED: dict[str, str] = {
     "uuid-key": "labkit.patterns.uuid_key",
     "index-table": "labkit.patterns.index_table",
+    "enumerable-keys": "labkit.patterns.enumerable_keys",
     "fan-out": "labkit.patterns.fan_out",
 }
 """pattern name -> module path, for the patterns this version ships."""

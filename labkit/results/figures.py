@@ -18,7 +18,7 @@ def describe_servers(df: pd.DataFrame) -> str:
     parts = []
     for engine, version, provider, label in servers.drop_duplicates().itertuples(index=False):
         if provider == "standin":
-            parts.append(f"STAND-IN {label or '?'} (not {engine}) · provider standin")
+            parts.append(f"STAND-IN {label or '?'} (not {engine}): mechanics only, performance not meaningful · provider standin")
         else:
             parts.append(f"{engine} {version} · provider {provider}")
     return "; ".join(parts)

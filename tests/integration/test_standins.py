@@ -38,6 +38,7 @@ def test_the_mongodb_standin_says_what_it_is_and_listens_on_loopback_only(mongo)
     info = mongo.info()
     assert info.provider == "standin" and "STAND-IN mongo-java-server 1.47.0 (not mongodb)" in info.display
     assert "mechanics only, performance not meaningful" in mongo.banner
+    assert info.server_version == "mongo-java-server 1.47.0, stand-in for MongoDB: mechanics only, performance not meaningful"  # every row says it
     pid = int(mongo.pidfile.read_text())
     assert listening_addresses(pid) == {"127.0.0.1"}
 

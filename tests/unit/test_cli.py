@@ -89,6 +89,8 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "uuid-key", "--threads", "1:4:1"], "use even thread counts (got [1, 3])"),
         (["run", "uuid-key", "--threads", "2", "--operations", "101"], "operations must be even"),
         (["run", "uuid-key", "--set", "latency=70"], "has no setting 'latency'"),
+        (["run", "enumerable-keys", "--phase", "delete"], "unknown phase 'delete' for enumerable-keys"),
+        (["run", "enumerable-keys", "--set", "posts=3"], "it takes: comments, delete_every"),
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):

@@ -102,7 +102,8 @@ class StandinServer:
 
     @property
     def server_version(self) -> str:
-        return f"stand-in ({self.label})"
+        """What every result row carries in its server_version column: never a MongoDB/Couchbase version."""
+        return f"{self.label}, {self.banner}"
 
     def info(self) -> ClusterInfo:
         return ClusterInfo(engine=self.engine, server_version=self.server_version, provider=self.provider, nodes=1, label=self.label)
