@@ -13,8 +13,6 @@ and toxiproxy are stopped at the end, and the partition rules removed.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -22,7 +20,7 @@ import pandas as pd
 import plotly.express as px
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pattern_sweeps import machine  # noqa: E402
+from pattern_sweeps import machine, save_figure  # noqa: E402
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
@@ -37,17 +35,6 @@ CLASSROOM = {"nodes": 4, "threads": [2, 4, 8, 12, 16], "users": 300, "one_way_ms
 QUICK = {"nodes": 2, "threads": [2, 4], "users": 30, "one_way_ms": 70, "partition_users": 50, "partition_threads": 4}
 COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "one_way_ms", "approach", "threads", "operations",
            "throughput", "mean_us", "p95_us", "errors", "verify_ok", "verify_checks", "client_cpu_cores", "client_saturated"]
-
-
-def save_figure(fig, stem: Path) -> None:
-    fig.write_html(f"{stem}.html", include_plotlyjs="cdn")
-    browser = shutil.which("chromium") or shutil.which("google-chrome")
-    if browser:
-        os.environ.setdefault("BROWSER_PATH", browser)
-        try:
-            fig.write_image(f"{stem}.png", width=1100, height=480)
-        except Exception as exc:  # the HTML figure is the one that counts; say why the PNG is missing
-            print(f"no PNG for {stem.name}: {type(exc).__name__}: {exc}")
 
 
 def region_ratios(regions: pd.DataFrame) -> pd.DataFrame:

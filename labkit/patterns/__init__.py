@@ -17,6 +17,12 @@ IMPLEMENTED: dict[str, str] = {
 """pattern name -> module path, for the patterns this version ships."""
 
 
+def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) -> None:
+    """A workload's approach/phase/test must be one its pattern has; the error lists them."""
+    if value not in choices:
+        raise ConfigError(f"unknown {kind} {value!r} for {pattern}: choose one of {', '.join(choices)}")
+
+
 def pattern_module(name: str):
     """The module implementing a pattern, or an error naming the patterns that exist."""
     if name not in PATTERNS:

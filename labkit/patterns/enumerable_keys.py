@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
+from . import check_choice
 
 if TYPE_CHECKING:
     from .exercise import CheckReport
@@ -43,6 +44,30 @@ def tag_of(text: str) -> str:
     return text.split(" ", 1)[0]
 
 
+def list_newest_first(comments: list[str]) -> list[tuple[int, str]]:
+    """A post's comment list (oldest first, as appended) as stored() returns it: numbered by position."""
+    return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+
+
+def list_page(comments: list[str], cursor: int | None) -> tuple[list[str], int | None]:
+    """The list approach's page: the newest ten of the comments before position `cursor` (None: all)."""
+    end = len(comments) if cursor is None else cursor
+    start = max(0, end - PAGE_SIZE)
+    return list(reversed(comments[start:end])), (start or None)
+
+
+def page_of_numbers(top: int, fetch) -> tuple[list[str], int | None]:
+    """The pattern's page: fetch numbers top, top-1, ... in bulk (`fetch(numbers)` -> [(n, text)] of
+    those that exist) until ten comments are found or number 1 was tried; a deleted comment is a gap
+    that the next numbers fill. Returns the page and the number the next page starts at."""
+    found: list[tuple[int, str]] = []
+    while len(found) < PAGE_SIZE and top >= 1:
+        numbers = list(range(top, max(0, top - (PAGE_SIZE - len(found))), -1))
+        found += sorted(fetch(numbers), reverse=True)
+        top -= len(numbers)
+    return [text for _n, text in found], (top if top >= 1 else None)
+
+
 class CommentStore(BaseWorkload):
     """One phase of one approach on one post; an engine module supplies the storage (see below)."""
 
@@ -50,10 +75,8 @@ class CommentStore(BaseWorkload):
     numbered_keys = True  # the pattern numbers comments 1, 2, 3...: unused numbers must be deleted comments
 
     def __init__(self, approach: str, phase: str, comments: int = 0, delete_every: int = 0, keep: bool = False, post: str | None = None):
-        if approach not in APPROACHES:
-            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
-        if phase not in PHASES:
-            raise ConfigError(f"unknown phase {phase!r} for {PATTERN}: choose one of {', '.join(PHASES)}")
+        check_choice(PATTERN, "approach", approach, APPROACHES)
+        check_choice(PATTERN, "phase", phase, PHASES)
         if phase == "paginate" and comments < PAGE_SIZE:
             raise ConfigError(f"the paginate phase needs a post with at least {PAGE_SIZE} comments; got comments={comments}")
         self.name = f"{PATTERN}/{self.engine}/{phase}/{approach}"

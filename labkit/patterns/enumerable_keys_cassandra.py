@@ -13,7 +13,7 @@ from cassandra.query import PreparedStatement
 from ..engines import cassandra as cql
 from ..runner import Transaction
 from .cassandra_workload import CassandraWorkload
-from .enumerable_keys import PAGE_SIZE, CommentStore
+from .enumerable_keys import PAGE_SIZE, CommentStore, list_newest_first, list_page
 
 KEYSPACE = "enumerable_keys"
 
@@ -89,8 +89,7 @@ class CassandraComments(CassandraWorkload, CommentStore):
         st = self.statements
         if self.naive:
             row = self.session.execute(st.read_list, (self.post,)).one()
-            comments = list(row.comments or []) if row else []
-            return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+            return list_newest_first(list(row.comments or []) if row else [])
         rows = list(self.session.execute(st.all_rows, (self.post,)))
         return [(len(rows) - i, r.text) for i, r in enumerate(rows)]
 
@@ -98,10 +97,7 @@ class CassandraComments(CassandraWorkload, CommentStore):
         st = self.statements
         if self.naive:
             row = tx.call("read_post", self.session.execute, st.read_list, (self.post,)).one()  # the whole list, every page
-            comments = list(row.comments or []) if row else []
-            end = len(comments) if cursor is None else cursor
-            start = max(0, end - PAGE_SIZE)
-            return list(reversed(comments[start:end])), (start or None)
+            return list_page(list(row.comments or []) if row else [], cursor)
         if cursor is None:
             rows = tx.call("read_page", self.session.execute, st.first_page, (self.post,)).current_rows
         else:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runner import Transaction
-from .enumerable_keys import PAGE_SIZE, CommentStore
+from .enumerable_keys import CommentStore, list_newest_first, list_page, page_of_numbers
 
 
 class CouchbaseComments(CommentStore):
@@ -110,8 +110,7 @@ class CouchbaseComments(CommentStore):
 
     def stored(self) -> list[tuple[int, str]]:
         if self.naive:
-            comments = self.collection.get(self.post).content_as[dict]["comments"]
-            return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+            return list_newest_first(self.collection.get(self.post).content_as[dict]["comments"])
         found = []
         top = self.count()
         for start in range(top, 0, -100):
@@ -121,20 +120,15 @@ class CouchbaseComments(CommentStore):
 
     def read_page(self, tx: Transaction, cursor: Any) -> tuple[list[str], Any]:
         if self.naive:
-            comments = tx.call("read_post", self.collection.get, self.post).content_as[dict]["comments"]  # the whole list, every page
-            end = len(comments) if cursor is None else cursor
-            start = max(0, end - PAGE_SIZE)
-            return list(reversed(comments[start:end])), (start or None)
+            return list_page(tx.call("read_post", self.collection.get, self.post).content_as[dict]["comments"], cursor)  # the whole list, every page
         if cursor is None:
             cursor = tx.call("read_counter", self.count)
-        found: list[tuple[int, str]] = []
-        top = cursor
-        while len(found) < PAGE_SIZE and top >= 1:
-            wanted = [self.key(n) for n in range(top, max(0, top - (PAGE_SIZE - len(found))), -1)]
-            result = tx.call("read_comments", self.collection.get_multi, wanted)  # missing keys (deleted comments) come back as gaps
-            found += sorted(((d.content_as[dict]["n"], d.content_as[dict]["text"]) for d in result.results.values()), reverse=True)
-            top -= len(wanted)
-        return [text for _n, text in found], (top if top >= 1 else None)
+
+        def fetch(numbers: list[int]) -> list[tuple[int, str]]:
+            result = tx.call("read_comments", self.collection.get_multi, [self.key(n) for n in numbers])  # deleted ones come back as missing
+            return [(d.content_as[dict]["n"], d.content_as[dict]["text"]) for d in result.results.values()]
+
+        return page_of_numbers(cursor, fetch)
 
     def highest_number(self, stored_numbers: list[int]) -> int:
         return super().highest_number(stored_numbers) if self.naive else self.count()

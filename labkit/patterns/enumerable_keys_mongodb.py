@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runner import Transaction
-from .enumerable_keys import PAGE_SIZE, CommentStore
+from .enumerable_keys import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers
 
 DATABASE = "enumerable_keys"
 
@@ -72,8 +72,7 @@ class MongoComments(CommentStore):
 
     def stored(self) -> list[tuple[int, str]]:
         if self.naive:
-            comments = (self.db.posts.find_one({"_id": self.post}) or {}).get("comments", [])
-            return [(i + 1, text) for i, text in reversed(list(enumerate(comments)))]
+            return list_newest_first((self.db.posts.find_one({"_id": self.post}) or {}).get("comments", []))
         return [(d["n"], d["text"]) for d in self.db.comments.find({"post": self.post}).sort("n", -1)]
 
     def read_page(self, tx: Transaction, cursor: Any) -> tuple[list[str], Any]:
@@ -92,18 +91,11 @@ class MongoComments(CommentStore):
             return list(reversed(page)), (start or None)
         if cursor is None:
             cursor = tx.call("read_counter", posts.find_one, {"_id": self.post}, {"count": 1})["count"]
-        return self.page_of_keys(tx, cursor)
+        return page_of_numbers(cursor, lambda numbers: [(d["n"], d["text"]) for d in tx.call("read_comments", self.comments_by_id, [self.key(n) for n in numbers])])
 
-    def page_of_keys(self, tx: Transaction, top: int) -> tuple[list[str], Any]:
-        """Fetch keys top, top-1, ... in bulk until ten comments are found or key 1 was tried: a deleted
-        comment leaves a gap, and the next keys fill the page."""
-        found: list[tuple[int, str]] = []
-        while len(found) < PAGE_SIZE and top >= 1:
-            wanted = [self.key(n) for n in range(top, max(0, top - (PAGE_SIZE - len(found))), -1)]
-            docs = tx.call("read_comments", lambda keys: list(self.db.comments.find({"_id": {"$in": keys}})), wanted)
-            found += sorted(((d["n"], d["text"]) for d in docs), reverse=True)
-            top -= len(wanted)
-        return [text for _n, text in found], (top if top >= 1 else None)
+    def comments_by_id(self, keys: list[str]) -> list[dict]:
+        """One request for the comments with these keys (missing ones, deleted, are simply absent)."""
+        return list(self.db.comments.find({"_id": {"$in": keys}}))
 
     def highest_number(self, stored_numbers: list[int]) -> int:
         if self.naive:

@@ -20,6 +20,7 @@ from cassandra.query import PreparedStatement
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..runner import Transaction, Verification
+from . import check_choice
 from .cassandra_workload import CassandraWorkload
 
 if TYPE_CHECKING:
@@ -142,10 +143,8 @@ class FanOut(CassandraWorkload):
         """`posts`: how many activities the post phase saves (its run's `operations`; default all of
         them): transaction seq*workers+worker posts that entry of the network's schedule, so verify()
         knows exactly which activities must exist."""
-        if approach not in APPROACHES:
-            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
-        if phase not in PHASES:
-            raise ConfigError(f"unknown phase {phase!r}: choose 'post' or 'paginate'")
+        check_choice(PATTERN, "approach", approach, APPROACHES)
+        check_choice(PATTERN, "phase", phase, PHASES)
         posts = network.activities if posts is None else posts
         if not 1 <= posts <= network.activities:
             raise ConfigError(f"posts must be from 1 to the network's {network.activities} activities; got {posts}")

@@ -20,6 +20,7 @@ from cassandra.query import PreparedStatement
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..runner import Transaction, Verification
+from . import check_choice
 from .cassandra_workload import CassandraWorkload
 
 if TYPE_CHECKING:
@@ -88,10 +89,8 @@ class IndexTable(CassandraWorkload):
     """
 
     def __init__(self, addresses: list[str], approach: str, phase: str, users: int, replication: int = 1, consistency: str = "ONE", verify_sample: int = 200):
-        if approach not in APPROACHES:
-            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
-        if phase not in PHASES:
-            raise ConfigError(f"unknown phase {phase!r}: choose 'register' or 'login'")
+        check_choice(PATTERN, "approach", approach, APPROACHES)
+        check_choice(PATTERN, "phase", phase, PHASES)
         if users < 1:
             raise ConfigError(f"users must be at least 1; got {users}")
         self.name = f"{PATTERN}/{phase}/{approach}"

@@ -32,6 +32,7 @@ from cassandra.query import SimpleStatement
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
+from . import check_choice
 
 if TYPE_CHECKING:
     from .exercise import CheckReport
@@ -75,17 +76,15 @@ class TwoRegionRegistration(BaseWorkload):
     next_key (its counter), insert, stored, cut_link, heal_link and disconnect."""
 
     def __init__(self, approach: str, test: str, users: int, converge: Callable[[], None] | None = None):
-        if approach not in APPROACHES:
-            raise ConfigError(f"unknown approach {approach!r} for {PATTERN}: choose one of {', '.join(APPROACHES)}")
-        if test not in TESTS:
-            raise ConfigError(f"unknown test {test!r}: choose 'availability' or 'partition'")
+        check_choice(PATTERN, "approach", approach, APPROACHES)
+        check_choice(PATTERN, "test", test, TESTS)
         if users < 1:
             raise ConfigError(f"users must be at least 1; got {users}")
         self.name = f"{PATTERN}/{test}/{approach}"
         self.approach = approach
         self.test = test
         self.users = users
-        self.converge = converge  # the partition test's step after the heal: until both regions hold the same data
+        self.converge = converge  # before verify (after the heal): until both regions hold the same data
         self.partitioned = False
         self.registered = Registered()
 
@@ -183,6 +182,7 @@ class TwoRegionRegistration(BaseWorkload):
         After a partition run, heals the cut and lets the regions converge first."""
         if self.partitioned:
             self.heal()
+        if self.converge is not None:
             self.converge()
         stored = self.stored()
         registered = {r: len(k) for r, k in self.registered.keys.items()}
@@ -249,17 +249,19 @@ class UuidKey(TwoRegionRegistration):
                     self._sessions[which] = cql.connect(self.datacenters[dc], dc=dc)
             return self._sessions[which]
 
+    def counter_link(self, region: str) -> str:
+        """Which session reaches `region`'s counter: Ireland crosses the ocean to dc1's in the availability test."""
+        return "ireland-wan" if (self.test == "availability" and region == "ireland") else region
+
     def counter_session(self, region: str):
-        if self.test == "availability" and region == "ireland":
-            return self.session("ireland-wan")
-        return self.session(region)
+        return self.session(self.counter_link(region))
 
     def counter_statements(self, region: str):
         """(session, read, compare-and-set) for `region`'s counter: `read` takes no values and returns
         one row with .value; `cas` takes (new value, expected value), and its result's .was_applied says
         whether it won (if not, .one().value is the value that beat it)."""
-        which = "ireland-wan" if (self.test == "availability" and region == "ireland") else region
-        return self.counter_session(region), self.statement(which, "read"), self.statement(which, "cas")
+        which = self.counter_link(region)
+        return self.session(which), self.statement(which, "read"), self.statement(which, "cas")
 
     def statement(self, which: str, key: str):
         """Prepared once per session: counter read and compare-and-set, user inserts."""
@@ -287,9 +289,7 @@ class UuidKey(TwoRegionRegistration):
         for region in REGIONS:
             self.statement(region, "insert")
             if self.naive:
-                which = "ireland-wan" if (self.test == "availability" and region == "ireland") else region
-                self.statement(which, "read")
-                self.statement(which, "cas")
+                self.counter_statements(region)  # connect and prepare before the run is timed
 
     def disconnect(self) -> None:
         for s in self._sessions.values():

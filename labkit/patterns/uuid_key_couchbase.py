@@ -29,8 +29,6 @@ from ..errors import LabkitError, NotAvailableError
 from ..runner import Transaction
 from .uuid_key import REGIONS, TwoRegionRegistration
 
-REGION_CLUSTER = {"usa": 0, "ireland": 1}  # index of the compose topology's cluster (a, b)
-
 
 @dataclass(frozen=True)
 class CouchbaseRegions:
@@ -114,7 +112,7 @@ class CouchbaseUuidKey(TwoRegionRegistration):
     """Couchbase: one test of one approach on two XDCR-linked clusters; `users` registrations per region."""
 
     def __init__(self, regions: CouchbaseRegions, approach: str, test: str, users: int, settle_timeout: float = 300):
-        super().__init__(approach, test, users, converge=self.settle)
+        super().__init__(approach, test, users, converge=self.settle)  # XDCR is asynchronous in both tests
         self.regions = regions
         self.settle_timeout = settle_timeout
         self.prefix = f"uuid-key:{uuid.uuid4().hex[:8]}"  # every run writes its own documents: no flush needed
@@ -191,9 +189,7 @@ class CouchbaseUuidKey(TwoRegionRegistration):
             time.sleep(1)
 
     def stored(self) -> dict[Any, tuple[str, str]]:
-        if not self.partitioned:
-            self.settle()
-        return self.read_all("usa")
+        return self.read_all("usa")  # verify() settled the clusters first
 
 
 def workload_for(approach: str, regions: CouchbaseRegions, operations: int, phase: str = "availability", **_labels: Any) -> CouchbaseUuidKey:

@@ -41,13 +41,7 @@ class MemoryComments(ek.CommentStore):
         return sorted(self.rows.items(), reverse=True)
 
     def read_page(self, tx, cursor):
-        top = self.counter if cursor is None else cursor
-        page = []
-        while len(page) < ek.PAGE_SIZE and top >= 1:
-            if top in self.rows:
-                page.append(self.rows[top])
-            top -= 1
-        return page, (top if top >= 1 else None)
+        return ek.page_of_numbers(self.counter if cursor is None else cursor, lambda numbers: [(n, self.rows[n]) for n in numbers if n in self.rows])
 
     def post_size(self):
         return 8

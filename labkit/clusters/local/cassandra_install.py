@@ -40,10 +40,7 @@ def require_java17() -> str:
 
 def install(version: str = DEFAULT_VERSION) -> Path:
     """Resolve cassandra-all `version` and its runtime dependencies into the cache (once; offline after)."""
-    target = lib_dir(version)
-    if is_installed(version):
-        return target
-    return maven.resolve([f"org.apache.cassandra:cassandra-all:{version}"], target, f"org.apache.cassandra:cassandra-all:{version}")
+    return maven.resolve([f"org.apache.cassandra:cassandra-all:{version}"], lib_dir(version), f"Apache Cassandra {version}'s jars")
 
 
 def classpath(version: str = DEFAULT_VERSION) -> str:

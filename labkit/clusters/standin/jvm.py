@@ -39,7 +39,7 @@ class StandinServer:
     startup_timeout = 60.0
 
     def __init__(self, nodes: int = 1, detached: bool = False, **_options: Any):
-        self.requested_nodes = nodes  # a stand-in is one process, whatever the slider says
+        # `nodes` is accepted for the node slider's sake: a stand-in is one process, whatever it says
         self.detached = detached  # started by `labkit up`: survives the starting process
         self.directory = clusters_dir() / self.name
         self.nodes = ["standin"]
@@ -66,7 +66,7 @@ class StandinServer:
 
     def start(self):
         command = self.command()  # resolves jars first: fails early with advice
-        reap(self.directory)
+        processes.reap_under(self.directory)
         if processes.port_open(HOST, self.port):
             raise LabkitError(f"port {HOST}:{self.port} (needed by the {self.label} stand-in) is taken; stop that process (`labkit down` if it is labkit's) and start again")
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,7 @@ class StandinServer:
         return processes.port_open(HOST, self.port)
 
     def stop(self) -> None:
-        reap(self.directory)
+        processes.reap_under(self.directory)
         if self in _started:
             _started.remove(self)
 
@@ -125,7 +125,7 @@ class StandinServer:
 
     @classmethod
     def stop_state_dir(cls, directory: Path) -> None:
-        reap(directory)
+        processes.reap_under(directory)
 
     @property
     def banner(self) -> str:
@@ -150,10 +150,6 @@ def compiled_launcher(home: Path, name: str, source: str, lib: Path) -> str:
         if proc.returncode != 0:
             raise NotAvailableError(f"compiling the stand-in launcher {name} failed:\n{proc.stderr[-2000:]}")
     return f"{classes}:{lib / '*'}"
-
-
-def reap(directory: Path) -> list[int]:
-    return processes.reap_under(directory)
 
 
 _started: list[StandinServer] = []
