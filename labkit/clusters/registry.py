@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 
 def labkit_home() -> Path:
     """Where labkit keeps caches and cluster state (LABKIT_HOME, else ~/.cache/labkit)."""
@@ -22,14 +24,31 @@ def clusters_dir() -> Path:
     return labkit_home() / "clusters"
 
 
+PROCESS_PROVIDERS = ("local", "standin")  # clusters made of processes labkit started, found under their directory
+
+
+def _left_over(meta: dict[str, Any], directory: Path) -> bool:
+    """A process-based cluster with no process left and no live owner: a crashed or killed run's leftover."""
+    from .local import processes
+
+    if meta.get("provider") not in PROCESS_PROVIDERS or processes.processes_under(directory):
+        return False
+    owner = meta.get("owner_pid")
+    return owner is None or not psutil.pid_exists(owner)
+
+
 def _recorded_clusters() -> list[tuple[dict[str, Any], Any, Path]]:
-    """(state, provider class, directory) of every cluster with a state file."""
+    """(state, provider class, directory) of every cluster with a state file; leftovers of dead runs are
+    forgotten (their state file removed), so status and the next run see only what is there."""
     from . import provider_for
 
     root = clusters_dir()
     found = []
     for state_file in sorted(root.glob("*/cluster.json")) if root.exists() else []:
         meta = json.loads(state_file.read_text())
+        if _left_over(meta, state_file.parent):
+            state_file.unlink(missing_ok=True)
+            continue
         found.append((meta, provider_for(meta["engine"], meta["provider"]), state_file.parent))
     return found
 
