@@ -37,3 +37,51 @@ def reset(client: MongoClient) -> list[str]:
     for name in dropped:
         client.drop_database(name)
     return dropped
+
+
+def _contention_of(status: dict) -> dict[str, int] | None:
+    """Write conflicts retried inside the server, and lock acquisitions that had to wait, from one
+    mongod's serverStatus; None when it does not report them (a stand-in, or a mongos)."""
+    conflicts = status.get("metrics", {}).get("operation", {}).get("writeConflicts")
+    if conflicts is None:
+        return None
+    waits = sum(
+        int(count)
+        for lock in status.get("locks", {}).values() if isinstance(lock, dict)
+        for count in lock.get("acquireWaitCount", {}).values()
+    )
+    return {"write_conflicts": int(conflicts), "lock_waits": waits}
+
+
+def _shard_uris(client: MongoClient) -> list[str]:
+    """A URI per shard replica set (listShards gives each as "replset/host:port,host:port")."""
+    uris = []
+    for shard in client.admin.command("listShards")["shards"]:
+        name, _, seeds = shard["host"].rpartition("/")
+        uris.append(f"mongodb://{seeds}/" + (f"?replicaSet={name}" if name else ""))
+    return uris
+
+
+def contention_counters(client: MongoClient) -> dict[str, int] | None:
+    """The server's own evidence that writers of one document took turns, summed over every mongod
+    that holds data (through a mongos, each shard's primary): cumulative `write_conflicts`
+    (serverStatus metrics.operation.writeConflicts) and `lock_waits` (locks.*.acquireWaitCount).
+    None when the server does not report them, so nothing is ever made up for it."""
+    try:
+        status = client.admin.command("serverStatus")
+    except PyMongoError:
+        return None
+    if status.get("process", "").startswith("mongos"):
+        totals: dict[str, int] = {}
+        for uri in _shard_uris(client):
+            with MongoClient(uri, serverSelectionTimeoutMS=5000) as shard:
+                try:
+                    found = _contention_of(shard.admin.command("serverStatus"))
+                except PyMongoError:
+                    return None  # a shard this client cannot reach directly (e.g. inside Docker's network)
+            if found is None:
+                return None
+            for name, value in found.items():
+                totals[name] = totals.get(name, 0) + value
+        return totals
+    return _contention_of(status)

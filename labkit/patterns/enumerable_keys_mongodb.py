@@ -102,6 +102,12 @@ class MongoComments(CommentStore):
             return super().highest_number(stored_numbers)
         return (self.db.posts.find_one({"_id": self.post}) or {}).get("count", 0)
 
+    def server_counters(self) -> dict[str, int] | None:
+        """MongoDB's own count of write conflicts and lock waits (real servers; a stand-in has none)."""
+        from ..engines import mongodb
+
+        return mongodb.contention_counters(self.db.client)
+
     def post_size(self) -> int:
         import bson
 

@@ -60,6 +60,7 @@ class RunResult:
     saturation_note: str
     machine_cpu_busy: float | None  # fraction of all the machine's cores busy (client + servers + rest)
     verification: Verification | None
+    server: dict[str, float] = field(default_factory=dict)  # growth of the server's own counters during the run
     error_kinds: dict[str, int] = field(default_factory=dict)
     error_samples: dict[str, str] = field(default_factory=dict)
     measurements: Measurements | None = field(default=None, repr=False)
@@ -112,6 +113,8 @@ class RunResult:
             "verify_problems": "" if self.verification is None else "; ".join(self.verification.problems),
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
         }
+        for counter, growth in sorted(self.server.items()):
+            row[f"server_counter_{counter}"] = growth
         for op, s in sorted(self.ops.items()):
             for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
                 row[f"{op}_{name}"] = getattr(s, name)

@@ -45,6 +45,18 @@ def _call_hook(workload: Any, name: str) -> None:
         hook()
 
 
+def _server_counters(workload: Any) -> dict[str, float] | None:
+    hook = getattr(workload, "server_counters", None)
+    return hook() if callable(hook) else None
+
+
+def _growth(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, float]:
+    """How much each server counter grew during the run; nothing when the server reports none."""
+    if before is None or after is None:
+        return {}
+    return {name: after[name] - before.get(name, 0) for name in after}
+
+
 def run(
     workload: Any,
     *,
@@ -73,7 +85,9 @@ def run(
     a run the workload cannot do, before setup touches the database. Optional hook `open_process()`
     runs once in every client process before its workers start (connect there, so connecting is not
     measured); spawned processes call `close_process()` when done, in this process that is the
-    caller's job (sweep() does it after verify and cleanup).
+    caller's job (sweep() does it after verify and cleanup). Optional hook `server_counters()` returns
+    the server's own cumulative counters (e.g. write conflicts) as {name: number}, or None where the
+    server does not report them; the result's `server` holds how much each grew while the workers ran.
     """
     validate(threads, operations, processes, target_rate, warmup)
     if not callable(getattr(workload, "transaction", None)):
@@ -109,6 +123,7 @@ def run(
     ]
     tick = (lambda done: progress(done, operations)) if progress else None
 
+    counters_before = _server_counters(workload)
     machine = MachineCpu()
     machine.start()
     outcomes: list[PoolOutcome]
@@ -119,6 +134,7 @@ def run(
     else:
         outcomes, interrupted = run_processes(workload, specs, cancel, tick)
     machine_busy = machine.stop()
+    server = _growth(counters_before, _server_counters(workload))
 
     crashes = [o.crash for o in outcomes if o.crash]
     if crashes:
@@ -153,6 +169,7 @@ def run(
         saturation_note=note,
         machine_cpu_busy=machine_busy,
         verification=verification,
+        server=server,
         error_kinds=dict(total.error_kinds),
         error_samples=dict(total.error_samples),
         measurements=total,

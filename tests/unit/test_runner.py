@@ -227,3 +227,28 @@ def test_open_process_runs_before_the_measured_transactions():
     assert w.phases[:3] == ["setup", "load", "open_process"]
     assert w.phases.index("open_process") < w.phases.index("measuring") < w.phases.index("verify")
     assert "close_process" not in w.phases  # the caller (sweep) closes after verify/cleanup
+
+
+class CountedByServer(CountingWorkload):
+    """A server that reports a cumulative counter: one 'conflict' per transaction, plus 5 from before."""
+
+    def __init__(self, reports: bool = True):
+        super().__init__()
+        self.reports = reports
+
+    def server_counters(self):
+        if not self.reports:
+            return None
+        with self._lock:
+            return {"conflicts": 5 + sum(self.per_worker.values())}
+
+
+def test_server_counters_report_their_growth_during_the_run_only():
+    r = run(CountedByServer(), threads=3, operations=30, warmup=0)
+    assert r.server == {"conflicts": 30}
+    assert r.to_row()["server_counter_conflicts"] == 30
+
+
+def test_a_server_without_counters_adds_no_columns():
+    r = run(CountedByServer(reports=False), threads=2, operations=10)
+    assert r.server == {} and not any(k.startswith("server_counter_") for k in r.to_row())
