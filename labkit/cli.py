@@ -21,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help text: rich markup would turn "10:100:10" into an emoji
 )
 
 ENGINE_HELP = "Database engine: cassandra, mongodb or couchbase."
@@ -122,7 +123,7 @@ def down() -> None:
 @app.command("run")
 def run_pattern(
     pattern: str = typer.Argument(..., help="Pattern: uuid-key, index-table, enumerable-keys or fan-out."),
-    phase: str = typer.Option("", "--phase", help="The test's phase (index-table: register|login; fan-out: post|paginate); default: the read phase."),
+    phase: str = typer.Option("", "--phase", help="The test's phase (uuid-key: availability|partition; index-table: register|login; enumerable-keys: write|volume|paginate; fan-out: post|paginate); default: the pattern's last phase."),
     engine: str = typer.Option("cassandra", "--engine", "-e", help=ENGINE_HELP),
     nodes: str = typer.Option("1", "--nodes", "-n", help="Node counts: 4, or 4,8, or 1:8:1."),
     threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),

@@ -68,6 +68,16 @@ def page_of_numbers(top: int, fetch) -> tuple[list[str], int | None]:
     return [text for _n, text in found], (top if top >= 1 else None)
 
 
+def check_comments(phase: str, comments: int) -> None:
+    if phase == "paginate" and comments < PAGE_SIZE:
+        raise ConfigError(f"the paginate phase needs a post with at least {PAGE_SIZE} comments; got comments={comments}")
+
+
+def check_processes(processes: int) -> None:
+    if processes != 1:
+        raise ConfigError("the Enumerable Keys workload checks its pages in memory: run it with processes=1")
+
+
 class CommentStore(BaseWorkload):
     """One phase of one approach on one post; an engine module supplies the storage (see below)."""
 
@@ -77,8 +87,7 @@ class CommentStore(BaseWorkload):
     def __init__(self, approach: str, phase: str, comments: int = 0, delete_every: int = 0, keep: bool = False, post: str | None = None):
         check_choice(PATTERN, "approach", approach, APPROACHES)
         check_choice(PATTERN, "phase", phase, PHASES)
-        if phase == "paginate" and comments < PAGE_SIZE:
-            raise ConfigError(f"the paginate phase needs a post with at least {PAGE_SIZE} comments; got comments={comments}")
+        check_comments(phase, comments)
         self.name = f"{PATTERN}/{self.engine}/{phase}/{approach}"
         self.approach, self.phase = approach, phase
         self.post = post or f"{POST}-{approach}"  # each approach its own post: a list never hides in the pattern's post
@@ -241,8 +250,7 @@ class CommentStore(BaseWorkload):
 
     def check_run(self, *, threads: int, processes: int, operations: int) -> None:
         """Remember how many comments the run writes (verify expects exactly those)."""
-        if processes != 1:
-            raise ConfigError("the Enumerable Keys workload checks its pages in memory: run it with processes=1")
+        check_processes(processes)
         self.operations = operations
 
 
@@ -261,11 +269,20 @@ def store_class(engine: str) -> type[CommentStore]:
     return importlib.import_module(ENGINE_MODULES[engine]).STORE
 
 
-def workload_for(approach: str, cluster: Any, operations: int, phase: str = "write", comments: int = 300, delete_every: int = 7, **_labels: Any) -> CommentStore:
+WORKLOAD_DEFAULT_COMMENTS = 300
+
+
+def workload_for(approach: str, cluster: Any, operations: int, phase: str = "write", comments: int = WORKLOAD_DEFAULT_COMMENTS, delete_every: int = 7, **_labels: Any) -> CommentStore:
     """The workload of one run on `cluster` (any engine/provider): `comments` preloaded and every
     `delete_every`-th deleted for the paginate phase."""
     engine = cluster.info().engine
     return store_class(engine).for_cluster(cluster, approach, phase, comments=comments, delete_every=delete_every if phase == "paginate" else 0)
+
+
+def check_plan(plan: Any) -> None:
+    """Refuse a sweep the workload cannot run before any cluster starts."""
+    check_processes(plan.processes)
+    check_comments(plan.labels.get("phase", PHASES[0]), plan.labels.get("comments", WORKLOAD_DEFAULT_COMMENTS))
 
 
 def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: int = 200) -> "CheckReport":

@@ -97,3 +97,13 @@ def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tm
     r = labkit(*args, "--out", str(tmp_path / "r.csv"))
     assert r.returncode != 0 and message in r.stderr + r.stdout
     assert not (tmp_path / "r.csv").exists()
+
+
+def test_run_help_names_every_patterns_phases_and_keeps_ranges_readable():
+    from labkit.patterns import IMPLEMENTED, pattern_module
+
+    r = labkit("run", "--help")
+    text = " ".join(r.stdout.split())
+    for pattern in IMPLEMENTED:
+        assert f"{pattern}: {'|'.join(pattern_module(pattern).PHASES)}" in text
+    assert "10:100:10" in text  # not rendered as an emoji

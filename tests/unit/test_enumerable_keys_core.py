@@ -84,3 +84,18 @@ def test_bad_phases_and_sizes_are_refused():
         MemoryComments("pattern", "paginate", comments=3)
     with pytest.raises(ConfigError, match="no Enumerable Keys workload for engine 'redis'"):
         ek.store_class("redis")
+
+
+def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
+    from labkit.patterns.sweeps import run_pattern_sweep
+    from labkit.results import SweepPlan
+
+    def plan(processes=1):
+        return SweepPlan(pattern=ek.PATTERN, approaches=ek.APPROACHES, threads=[2], nodes=[1], operations=10, processes=processes)
+
+    # an unknown engine would fail at the cluster slot: reaching it would mean the plan was not checked first
+    with pytest.raises(ConfigError, match="processes=1"):
+        run_pattern_sweep(ek, plan(processes=2), engine="no-such-engine", options={"phase": "write"})
+    with pytest.raises(ConfigError, match="at least 10 comments"):
+        run_pattern_sweep(ek, plan(), engine="no-such-engine", options={"phase": "paginate", "comments": 5})
+    ek.check_plan(plan())  # the defaults are fine
