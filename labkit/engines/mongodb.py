@@ -62,6 +62,9 @@ def _shard_uris(client: MongoClient) -> list[str]:
     return uris
 
 
+_UNREACHABLE_SHARDS: set[str] = set()  # asked once; a shard behind Docker's network stays unreachable
+
+
 def contention_counters(client: MongoClient) -> dict[str, int] | None:
     """The server's own evidence that writers of one document took turns, summed over every mongod
     that holds data (through a mongos, each shard's primary): cumulative `write_conflicts`
@@ -74,10 +77,13 @@ def contention_counters(client: MongoClient) -> dict[str, int] | None:
     if status.get("process", "").startswith("mongos"):
         totals: dict[str, int] = {}
         for uri in _shard_uris(client):
+            if uri in _UNREACHABLE_SHARDS:
+                return None
             with MongoClient(uri, serverSelectionTimeoutMS=5000) as shard:
                 try:
                     found = _contention_of(shard.admin.command("serverStatus"))
                 except PyMongoError:
+                    _UNREACHABLE_SHARDS.add(uri)
                     return None  # a shard this client cannot reach directly (e.g. inside Docker's network)
             if found is None:
                 return None

@@ -39,3 +39,30 @@ def test_a_plain_server_reports_its_own_counters():
 def test_through_mongos_each_shard_replica_set_is_asked():
     client = Client(listShards={"shards": [{"host": "shard0/127.0.0.1:27101"}, {"host": "shard1/127.0.0.1:27102,127.0.0.1:27103"}]})
     assert mongodb._shard_uris(client) == ["mongodb://127.0.0.1:27101/?replicaSet=shard0", "mongodb://127.0.0.1:27102,127.0.0.1:27103/?replicaSet=shard1"]
+
+
+def test_an_unreachable_shard_is_asked_once_then_reported_as_none(monkeypatch):
+    attempts = []
+
+    class Unreachable:
+        def __init__(self, uri, **_options):
+            attempts.append(uri)
+            self.admin = self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def command(self, name):
+            from pymongo.errors import ServerSelectionTimeoutError
+
+            raise ServerSelectionTimeoutError("shard0-a:27018: [Errno -2] Name or service not known")
+
+    monkeypatch.setattr(mongodb, "MongoClient", Unreachable)
+    monkeypatch.setattr(mongodb, "_UNREACHABLE_SHARDS", set())
+    mongos = Client(serverStatus={"process": "mongos"}, listShards={"shards": [{"host": "shard0/shard0-a:27018"}]})
+    assert mongodb.contention_counters(mongos) is None
+    assert mongodb.contention_counters(mongos) is None
+    assert attempts == ["mongodb://shard0-a:27018/?replicaSet=shard0"]
