@@ -39,3 +39,20 @@ def server_version(cluster: Any) -> str:
     info = cluster.cluster_info()
     version = getattr(info, "server_version_short", None) or getattr(info, "server_version", None)
     return str(version) if version else "?"
+
+
+def reset(cluster: Any, bucket: str) -> None:
+    """Empty the lab bucket (what a clean run starts from). The compose topology creates it with flush
+    enabled; a bucket without flush, or one replicating out over XDCR (Couchbase refuses to flush those),
+    gets an error that says what to do."""
+    from couchbase.exceptions import CouchbaseException
+
+    try:
+        cluster.buckets().flush_bucket(bucket)
+    except CouchbaseException as exc:
+        raise LabkitError(
+            f"cannot empty Couchbase bucket {bucket!r} ({type(exc).__name__}: {exc}). Enable flush on it "
+            f"(`couchbase-cli bucket-edit --bucket {bucket} --enable-flush 1`, or in the web console's bucket "
+            "settings), pause any XDCR replication out of it, or recreate the cluster with `labkit down` and "
+            "`labkit up couchbase`."
+        ) from exc

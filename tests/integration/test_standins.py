@@ -122,3 +122,16 @@ def test_the_couchbase_standin_counts_and_compares_and_swaps_exactly(couchbase):
     assert sum(retries) > 0  # 20 writers on one document do collide; CAS turned each collision into a retry
     found = collection.get_multi(["post::1", "post::1::count", "no-such-key"])
     assert set(found.results) == {"post::1", "post::1::count"} and set(found.exceptions) == {"no-such-key"}
+
+
+def test_the_couchbase_engine_reset_empties_the_lab_bucket(couchbase):
+    """engines.couchbase.reset flushes the bucket (a refusal would raise LabkitError saying what to do)."""
+    from couchbase.exceptions import DocumentNotFoundException
+
+    from labkit.engines import couchbase as cb
+
+    collection = couchbase.collection()
+    collection.upsert("reset::probe", {"n": 1})
+    cb.reset(couchbase.cluster(), couchbase.bucket)
+    with pytest.raises(DocumentNotFoundException):
+        collection.get("reset::probe")

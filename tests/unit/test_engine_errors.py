@@ -27,3 +27,20 @@ def test_couchbase_unreachable_names_the_address_and_the_fix():
     port = closed_port()
     with pytest.raises(LabkitError, match=rf"cannot reach Couchbase at couchbase://127.0.0.1:{port}.*labkit up couchbase"):
         couchbase.connect(f"couchbase://127.0.0.1:{port}", "labkit", "x", timeout_s=2)
+
+
+def test_couchbase_reset_of_a_bucket_without_flush_says_how_to_enable_it():
+    from couchbase.exceptions import BucketNotFlushableException
+
+    from labkit.engines import couchbase
+
+    class Buckets:
+        def flush_bucket(self, name):
+            raise BucketNotFlushableException(message=f"flush is disabled for {name}")
+
+    class Cluster:
+        def buckets(self):
+            return Buckets()
+
+    with pytest.raises(LabkitError, match=r"cannot empty Couchbase bucket 'lab'.*--enable-flush 1.*XDCR"):
+        couchbase.reset(Cluster(), "lab")

@@ -179,7 +179,7 @@ init_cluster() {  # $$1 = first node, $$2.. = the others; skipped when already i
   cli rebalance -c "$$first:8091" --no-progress-bar
   cli bucket-list -c "$$first:8091" | grep -qx "$$LABKIT_COUCHBASE_BUCKET" || \
     cli bucket-create -c "$$first:8091" --bucket "$$LABKIT_COUCHBASE_BUCKET" --bucket-type couchbase \
-      --bucket-ramsize 256 --bucket-replica 1 --wait
+      --bucket-ramsize 256 --bucket-replica 1 --enable-flush 1 --wait
 }
 alternate() {  # $$1 = node, $$2 = mgmt, $$3 = capi, $$4 = n1ql, $$5 = kv: how clients on the host reach it
   cli setting-alternate-address -c "$$1:8091" --set --node "$$1" --hostname 127.0.0.1 \

@@ -22,7 +22,7 @@ from .jvm import HOST, StandinServer, cache_dir, compiled_launcher, java
 VERSION = "1.5.27"
 REST_PORT = 18091  # not 8091: a real Couchbase node may want that one
 BUCKET = "lab"
-USERNAME, PASSWORD = "labkit", "labkit-password"  # the mock accepts any; the SDK wants some
+USERNAME, PASSWORD = "Administrator", "password"  # the mock's built-in admin: key-value accepts any, its REST (flush) wants these
 LAUNCHER = "LabkitCouchbaseStandin"
 LAUNCHER_SOURCE = """
 import com.couchbase.mock.CouchbaseMock;
