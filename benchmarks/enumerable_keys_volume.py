@@ -26,7 +26,6 @@ from report import write  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import enumerable_keys as ek  # noqa: E402
 from labkit.patterns.exercise import a_transaction  # noqa: E402
-from labkit.runner import run  # noqa: E402
 from labkit.runner.result import LatencyStats  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -46,24 +45,16 @@ def first_page_latency(store: ek.CommentStore, reads: int) -> LatencyStats:
 
 def volume_series(cluster, approach: str, sizes: dict) -> list[dict]:
     info = cluster.info()
-    first = ek.store_class("cassandra").for_cluster(cluster, approach, "volume")
-    first.reset()  # the series starts from an empty post
-    first.close_process()
     rows = []
-    for n in range(1, sizes["runs"] + 1):
-        store = ek.store_class("cassandra").for_cluster(cluster, approach, "volume")
-        try:
-            result = run(store, threads=1, operations=sizes["per_run"])
-            page = first_page_latency(store, sizes["page_reads"])
-            rows.append({
-                "engine": info.engine, "server_version": info.server_version, "provider": info.provider, "nodes": info.nodes,
-                "threads": 1, "approach": approach, "run": n, "comments": result.verification.checks["comments"],
-                "list_bytes": store.post_size(), "write_mean_us": result.stats.mean_us, "write_p95_us": result.stats.p95_us,
-                "page_mean_us": page.mean_us, "page_p95_us": page.p95_us, "verify_ok": result.verification.ok,
-            })
-            print(rows[-1])
-        finally:
-            store.close_process()
+    for n, result, store in ek.volume_runs(cluster, approach, sizes["runs"], sizes["per_run"]):
+        page = first_page_latency(store, sizes["page_reads"])
+        rows.append({
+            "engine": info.engine, "server_version": info.server_version, "provider": info.provider, "nodes": info.nodes,
+            "threads": 1, "approach": approach, "run": n, "comments": result.verification.checks["comments"],
+            "list_bytes": store.post_size(), "write_mean_us": result.stats.mean_us, "write_p95_us": result.stats.p95_us,
+            "page_mean_us": page.mean_us, "page_p95_us": page.p95_us, "verify_ok": result.verification.ok,
+        })
+        print(rows[-1])
     return rows
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
@@ -277,6 +277,22 @@ def workload_for(approach: str, cluster: Any, operations: int, phase: str = "wri
     `delete_every`-th deleted for the paginate phase."""
     engine = cluster.info().engine
     return store_class(engine).for_cluster(cluster, approach, phase, comments=comments, delete_every=delete_every if phase == "paginate" else 0)
+
+
+def volume_runs(cluster: Any, approach: str, runs: int, per_run: int) -> Iterator[tuple[int, Any, CommentStore]]:
+    """The data-volume test: empty the post once, then `runs` runs of `per_run` comments from one
+    thread that never empty it. Yields (run number, RunResult, the run's store, still connected)."""
+    from ..runner import run
+
+    first = store_class(cluster.info().engine).for_cluster(cluster, approach, "volume")
+    first.reset()
+    first.close_process()
+    for n in range(1, runs + 1):
+        store = store_class(cluster.info().engine).for_cluster(cluster, approach, "volume")
+        try:
+            yield n, run(store, threads=1, operations=per_run), store
+        finally:
+            store.close_process()
 
 
 def check_plan(plan: Any) -> None:

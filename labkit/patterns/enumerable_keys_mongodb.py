@@ -81,12 +81,10 @@ class MongoComments(CommentStore):
             # cursor: how many of the oldest comments are still unread; a page is the newest ten of them
             if cursor is None:
                 doc = tx.call("read_post", posts.find_one, {"_id": self.post}, {"comments": {"$slice": -PAGE_SIZE}, "size": 1})
-                end = doc["size"]
-                page = doc["comments"]
+                end, page = doc["size"], doc["comments"]
             else:
                 end = cursor
-                start = max(0, end - PAGE_SIZE)
-                page = tx.call("read_post", posts.find_one, {"_id": self.post}, {"comments": {"$slice": [start, end - start]}})["comments"]
+                page = tx.call("read_post", posts.find_one, {"_id": self.post}, {"comments": {"$slice": [max(0, end - PAGE_SIZE), min(end, PAGE_SIZE)]}})["comments"]
             start = max(0, end - PAGE_SIZE)
             return list(reversed(page)), (start or None)
         if cursor is None:

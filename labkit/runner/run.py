@@ -39,15 +39,10 @@ def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, wa
             )
 
 
-def _call_hook(workload: Any, name: str) -> None:
+def _call_hook(workload: Any, name: str, **kwargs: Any) -> Any:
+    """Call an optional workload hook; None when the workload has none."""
     hook = getattr(workload, name, None)
-    if callable(hook):
-        hook()
-
-
-def _server_counters(workload: Any) -> dict[str, float] | None:
-    hook = getattr(workload, "server_counters", None)
-    return hook() if callable(hook) else None
+    return hook(**kwargs) if callable(hook) else None
 
 
 def _growth(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, float]:
@@ -94,9 +89,7 @@ def run(
         raise ConfigError(
             f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
         )
-    check = getattr(workload, "check_run", None)
-    if callable(check):
-        check(threads=threads, processes=processes, operations=operations)
+    _call_hook(workload, "check_run", threads=threads, processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)
@@ -123,7 +116,7 @@ def run(
     ]
     tick = (lambda done: progress(done, operations)) if progress else None
 
-    counters_before = _server_counters(workload)
+    counters_before = _call_hook(workload, "server_counters")
     machine = MachineCpu()
     machine.start()
     outcomes: list[PoolOutcome]
@@ -134,7 +127,7 @@ def run(
     else:
         outcomes, interrupted = run_processes(workload, specs, cancel, tick)
     machine_busy = machine.stop()
-    server = _growth(counters_before, _server_counters(workload))
+    server = _growth(counters_before, _call_hook(workload, "server_counters"))
 
     crashes = [o.crash for o in outcomes if o.crash]
     if crashes:
