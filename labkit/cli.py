@@ -26,6 +26,10 @@ app = typer.Typer(
 
 ENGINE_HELP = "Database engine: cassandra, mongodb or couchbase."
 PROVIDER_HELP = "Where the cluster comes from: auto (pick for this machine), local, compose, external, standin."
+NODE_CPU_HELP = (
+    "CPU budget of each node in cores, e.g. 0.15: every node becomes a small machine, so more nodes add capacity "
+    "(local: a control group per node, needs root; compose: cpus:). Default: none, nodes share the machine's cores."
+)
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -81,13 +85,16 @@ def up(
     nodes: int = typer.Option(1, "--nodes", "-n", min=1, max=8, help="Number of nodes (1-8)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
     dcs: int = typer.Option(1, "--dcs", min=1, max=2, help="Datacenters to split the nodes into (1 or 2)."),
+    node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
 ) -> None:
     """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload."""
     from .clusters import provider_for
+    from .clusters.local.budgets import check_cores
 
     try:
+        check_cores(node_cpu)
         cluster_cls = provider_for(engine, provider)
-        cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs)
+        cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
     typer.echo(f"up: {cluster.info().display}")
@@ -108,7 +115,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addr
     for c in clusters:
         typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
         for node in c.get("nodes", []):
-            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node.get('dc', ''):<5} {node['state']}")
+            budget = node.get("node_cpu")
+            cpu = f"cpu budget {budget:g} core" if budget else "no cpu budget"
+            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node.get('dc', ''):<5} {node['state']:<9} {cpu}")
 
 
 @app.command()
@@ -129,6 +138,7 @@ def run_pattern(
     threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),
     operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
     processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
+    node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
     size: list[str] = typer.Option([], "--set", help="Data size, e.g. --set users=2000 (see the pattern module's workload_for)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
@@ -139,9 +149,11 @@ def run_pattern(
     from .patterns import pattern_module
     from .patterns.sweeps import run_pattern_sweep
     from .results import ResultsStore, SweepPlan, parse_range
+    from .clusters.local.budgets import check_cores
     from .runner import validate
 
     try:
+        check_cores(node_cpu)
         check_engine(engine)
         check_provider(provider)
         thread_counts = parse_range(threads)
@@ -169,7 +181,7 @@ def run_pattern(
             if key not in accepted:
                 raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes)
-        rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo)
+        rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
     typer.echo(f"{len(rows)} rows appended to {out}")

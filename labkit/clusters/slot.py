@@ -2,6 +2,8 @@
 
 Resizing a lab cluster means stopping it and starting a fresh one of the new size (faster and more
 predictable on a laptop than streaming data to joining nodes); workloads reload their data after it.
+A node CPU budget, by contrast, changes in place: `node_cpu` is handed to every cluster the slot
+starts, and setting it re-budgets the running one.
 """
 
 from __future__ import annotations
@@ -14,18 +16,47 @@ from .base import ClusterInfo
 class ClusterSlot:
     """Holds at most one running cluster, made by `start(nodes)`; `ensure(n)` swaps it for an n-node one."""
 
-    def __init__(self, start: Callable[[int], Any], on_change: Callable[[str], None] | None = None):
-        self._start = start
+    def __init__(self, start: Callable[..., Any], on_change: Callable[[str], None] | None = None, node_cpu: float | None = None):
+        self._start = start  # start(nodes, node_cpu=...) -> a started cluster
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
         self.cluster: Any = None
+        self._node_cpu = node_cpu
 
     @classmethod
-    def for_engine(cls, engine: str, provider: str = "auto", on_change: Callable[[str], None] | None = None, **options: Any) -> "ClusterSlot":
-        """A slot for `engine` from `provider` (clear errors for combinations this version lacks)."""
+    def for_engine(
+        cls, engine: str, provider: str = "auto", on_change: Callable[[str], None] | None = None, node_cpu: float | None = None, **options: Any
+    ) -> "ClusterSlot":
+        """A slot for `engine` from `provider` (clear errors for combinations this version lacks);
+        `node_cpu` is each node's CPU budget in cores (None: nodes share the machine's cores)."""
         from . import provider_for
+        from .local.budgets import check_cores
 
         cluster_class = provider_for(engine, provider)
-        return cls(lambda n: cluster_class(nodes=n, **options).start(), on_change)
+        return cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
+
+    @property
+    def node_cpu(self) -> float | None:
+        return self._node_cpu
+
+    @node_cpu.setter
+    def node_cpu(self, cores: float | None) -> None:
+        """Budget every node the slot starts from now on, and the running cluster's nodes in place."""
+        from .local.budgets import check_cores
+
+        cores = check_cores(cores)
+        if cores != self._node_cpu and self.cluster is not None:
+            setter = getattr(self.cluster, "set_node_cpu", None)
+            if setter is None:
+                self.stop()  # a provider that cannot re-budget in place starts afresh with the new budget
+            else:
+                self.on_change(f"setting each node's CPU budget to {cores} core(s)" if cores else "removing the nodes' CPU budgets")
+                setter(cores)
+        self._node_cpu = cores
+
+    def cpu_meter(self) -> Any:
+        """The running cluster's meter of its nodes' CPU (None where the provider cannot see the servers)."""
+        meter = getattr(self.cluster, "cpu_meter", None) if self.cluster is not None else None
+        return meter() if callable(meter) else None
 
     @property
     def nodes(self) -> int | None:
@@ -39,7 +70,7 @@ class ClusterSlot:
             self.on_change(f"stopping the {self.nodes}-node cluster")
             self.stop()
         self.on_change(f"starting a {nodes}-node cluster (about {5 + 5 * nodes} s)")
-        self.cluster = self._start(nodes)
+        self.cluster = self._start(nodes) if self._node_cpu is None else self._start(nodes, node_cpu=self._node_cpu)
         self.on_change(f"ready: {self.cluster.info().display}")
         return self.cluster
 

@@ -21,13 +21,15 @@ def run_pattern_sweep(
     options: dict[str, Any] | None = None,
     echo: Callable[[str], None] = print,
     slot: ClusterSlot | None = None,
+    node_cpu: float | None = None,
 ) -> list[dict[str, Any]]:
     """Sweep `plan` with `module.workload_for(approach, cluster, operations, **options)`; every option is
     also a column of each row (e.g. phase). Pass `slot` to keep the cluster for the next sweep (the
     caller stops it then); otherwise it is stopped at the end, whatever happens. A module may ask for
     cluster options (CLUSTER_OPTIONS, e.g. two datacenters) and extra resources for the sweep's
     duration (sweep_resources(**options), a context manager yielding more workload_for arguments), and
-    check a plan before anything starts (check_plan(plan))."""
+    check a plan before anything starts (check_plan(plan)). `node_cpu` budgets each node of the
+    cluster this call starts (a given `slot` keeps its own budget)."""
     options = dict(options or {})
     plan.labels = {**options, **plan.labels}
     check = getattr(module, "check_plan", None)
@@ -36,7 +38,7 @@ def run_pattern_sweep(
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None
-    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, **getattr(module, "CLUSTER_OPTIONS", {}))
+    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, node_cpu=node_cpu, **getattr(module, "CLUSTER_OPTIONS", {}))
     resources = getattr(module, "sweep_resources", None)
     try:
         with resources(**options) if resources else contextlib.nullcontext({}) as extra:
@@ -49,9 +51,11 @@ def run_pattern_sweep(
 
 def _sweep(module: Any, plan: SweepPlan, slot: ClusterSlot, options: dict[str, Any], extra: dict[str, Any], store: Any, echo: Callable[[str], None]):
     workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options, **extra)  # noqa: E731
-    for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store):
+    for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter):
+        cpu = row.get("server_cpu_ms_per_tx")
         echo(
             f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
-            f"p95 {row['p95_us'] / 1000:7.1f} ms  verify={row.get('verify_ok')}  client_bound={row.get('client_saturated')}"
+            f"p95 {row['p95_us'] / 1000:7.1f} ms  " + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "") +
+            f"verify={row.get('verify_ok')}  limit={row.get('limit')}"
         )
         yield row

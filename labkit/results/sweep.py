@@ -86,12 +86,15 @@ def sweep(
     cancel: threading.Event | None = None,
     on_result: Callable[[dict[str, Any], RunResult], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    server_meter_for: Callable[[], Any] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run the plan and yield one row per run, appending each to `store` as soon as it is measured.
 
     `cluster_for(n)` makes (or resizes to) an n-node cluster and describes it; `workload_for(approach,
     cluster)` builds a fresh workload for one run. A cancelled run is still recorded (complete=False),
     then the sweep ends; an exception ends it too, but every row measured before it is already stored.
+    `server_meter_for()` (e.g. `ClusterSlot.cpu_meter`) gives each run a meter of the nodes' CPU, for
+    server CPU per transaction and the `limit` column.
     """
     plan.check()
     if store is not None and not isinstance(store, ResultsStore):
@@ -113,6 +116,7 @@ def sweep(
                             processes=plan.processes,
                             cancel=cancel,
                             progress=progress,
+                            server_meter=server_meter_for() if server_meter_for else None,
                             **plan.run_options,
                         )
                     finally:

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .gil_probe import GilProbe
 from .measurements import Measurements, merged
 from .pacing import Pacer
 from .retry import Retrier, RetryPolicy
@@ -39,6 +40,7 @@ class PoolOutcome:
     completed: int
     interrupted: bool = False
     crash: str | None = None
+    gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock (gil_probe)
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -56,6 +58,7 @@ class PoolOutcome:
 class _Clock:
     release: float | None = None
     cpu_at_release: float = 0.0
+    probe: GilProbe | None = None
     ends: list[float] = field(default_factory=list)
 
 
@@ -86,6 +89,7 @@ def run_pool(
             release_gate()
         clock.cpu_at_release = time.process_time()
         clock.release = time.monotonic()
+        clock.probe = GilProbe().start()
 
     barrier = threading.Barrier(n, action=release)
     rate_per_worker = spec.target_rate / spec.workers_total if spec.target_rate else None
@@ -148,6 +152,7 @@ def run_pool(
                 interrupted = True
                 cancel.set()
     cpu_seconds = time.process_time() - clock.cpu_at_release if clock.release is not None else 0.0
+    gil_wait_ms = clock.probe.stop() if clock.probe is not None else None
     if on_tick is not None:
         on_tick(sum(done))
     crash = None
@@ -161,4 +166,5 @@ def run_pool(
         completed=sum(done),
         interrupted=interrupted,
         crash=crash,
+        gil_wait_ms=gil_wait_ms,
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .measurements import TRANSACTION, Measurements, Series
+from .server_cpu import ServerCpu
 from .workload import Verification
 
 
@@ -60,6 +61,10 @@ class RunResult:
     saturation_note: str
     machine_cpu_busy: float | None  # fraction of all the machine's cores busy (client + servers + rest)
     verification: Verification | None
+    client_gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock
+    server_cpu: ServerCpu | None = None  # each node's CPU in the measured window (local providers)
+    limit: str = "none"  # what limited the run: client, server nodeN, machine, none (runner.limits)
+    limit_note: str = ""
     server: dict[str, float] = field(default_factory=dict)  # growth of the server's own counters during the run
     error_kinds: dict[str, int] = field(default_factory=dict)
     error_samples: dict[str, str] = field(default_factory=dict)
@@ -108,17 +113,34 @@ class RunResult:
             "client_cores_available": self.client_cores_available,
             "client_saturated": self.client_saturated,
             "machine_cpu_busy": None if self.machine_cpu_busy is None else round(self.machine_cpu_busy, 3),
+            "client_gil_wait_ms": None if self.client_gil_wait_ms is None else round(self.client_gil_wait_ms, 3),
+            "limit": self.limit,
+            "limit_note": self.limit_note,
             "verify_ok": None if self.verification is None else self.verification.ok,
             "verify_checks": "" if self.verification is None else ", ".join(f"{k}={v}" for k, v in self.verification.checks.items()),
             "verify_problems": "" if self.verification is None else "; ".join(self.verification.problems),
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
         }
+        row.update(self._server_cpu_columns())
         for counter, growth in sorted(self.server.items()):
             row[f"server_counter_{counter}"] = growth
         for op, s in sorted(self.ops.items()):
             for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
                 row[f"{op}_{name}"] = getattr(s, name)
         return row
+
+    def _server_cpu_columns(self) -> dict[str, Any]:
+        """server_cpu_ms_per_tx (all nodes) and server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
+        if self.server_cpu is None:
+            return {"server_cpu_ms_per_tx": None}
+        per_tx = self.server_cpu.per_transaction_ms(self.count)
+        cols: dict[str, Any] = {"server_cpu_ms_per_tx": round(per_tx["total"], 4) if per_tx else None}
+        for node, cpu in sorted(self.server_cpu.nodes.items()):
+            cols[f"server_cpu_ms_per_tx_{node}"] = round(per_tx[node], 4) if per_tx else None
+            cols[f"server_cpu_s_{node}"] = round(cpu.cpu_s, 4)
+        busiest = self.server_cpu.busiest()
+        cols["node_busy_max"] = None if busiest is None else round(busiest[1], 3)
+        return cols
 
     def summary(self) -> str:
         s = self.stats
@@ -134,8 +156,10 @@ class RunResult:
         lines.append(f"  errors {self.errors}, retries {self.retries}")
         for kind, text in self.error_samples.items():
             lines.append(f"  {kind} x{self.error_kinds.get(kind, 0)}: {text}")
-        if self.client_saturated:
-            lines.append(f"  WARNING client-bound: {self.saturation_note}")
+        if self.server_cpu is not None and self.count:
+            lines.append(f"  server CPU {self.server_cpu.per_transaction_ms(self.count)['total']:.2f} ms per transaction")
+        if self.limit != "none":
+            lines.append(f"  limited by {self.limit}: {self.limit_note}")
         if self.verification is not None:
             lines.append("  " + str(self.verification))
         return "\n".join(lines)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any, Callable
 
 from ..errors import ConfigError, LabkitError
 from .cpu import MachineCpu, saturation
 from .division import split_evenly
+from .limits import limit_of
 from .measurements import merged
 from .pool import PoolOutcome, PoolSpec, run_pool
 from .processes import run_processes
 from .result import LatencyStats, RunResult, op_stats
 from .retry import RetryPolicy
+from .server_cpu import ServerMeter
 
 ProgressCallback = Callable[[int, int], None]
 """progress(done, total): called about every 0.1 s from the thread that called run()."""
@@ -68,6 +71,7 @@ def run(
     load: bool = True,
     verify: bool = True,
     cleanup: bool = False,
+    server_meter: ServerMeter | None = None,
 ) -> RunResult:
     """Run `operations` transactions of `workload` on `processes` x `threads` workers.
 
@@ -83,6 +87,9 @@ def run(
     caller's job (sweep() does it after verify and cleanup). Optional hook `server_counters()` returns
     the server's own cumulative counters (e.g. write conflicts) as {name: number}, or None where the
     server does not report them; the result's `server` holds how much each grew while the workers ran.
+    `server_meter` (from the cluster, e.g. `cluster.cpu_meter()`) measures each node's CPU around the
+    same window: the result gets server CPU per transaction, and `limit` says what limited the run; a
+    meter with `unbudgeted()` lifts node CPU budgets while setup and load run (neither is measured).
     """
     validate(threads, operations, processes, target_rate, warmup)
     if not callable(getattr(workload, "transaction", None)):
@@ -94,10 +101,12 @@ def run(
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)
 
-    if setup:
-        workload.setup()
-    if load:
-        workload.load()
+    relaxed = getattr(server_meter, "unbudgeted", None)
+    with relaxed() if callable(relaxed) else contextlib.nullcontext():  # setup and load are not measured
+        if setup:
+            workload.setup()
+        if load:
+            workload.load()
 
     workers = threads * processes
     shares = split_evenly(operations, workers)
@@ -119,6 +128,8 @@ def run(
     counters_before = _call_hook(workload, "server_counters")
     machine = MachineCpu()
     machine.start()
+    if server_meter is not None:
+        server_meter.start()
     outcomes: list[PoolOutcome]
     if processes == 1:
         _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
@@ -127,6 +138,7 @@ def run(
     else:
         outcomes, interrupted = run_processes(workload, specs, cancel, tick)
     machine_busy = machine.stop()
+    server_cpu = server_meter.stop() if server_meter is not None else None
     server = _growth(counters_before, _call_hook(workload, "server_counters"))
 
     crashes = [o.crash for o in outcomes if o.crash]
@@ -140,6 +152,15 @@ def run(
     stats = LatencyStats.of(total.transactions)
     complete = not interrupted and not cancel.is_set() and stats.count + stats.errors == operations
     used, available, saturated, note = saturation([o.cpu_seconds for o in outcomes], wall, processes)
+    waits = [o.gil_wait_ms for o in outcomes if o.gil_wait_ms is not None]
+    gil_wait = max(waits) if waits else None
+    limit, limit_note = limit_of(
+        client_saturated=saturated,
+        client_cores_per_process=used / processes,
+        gil_wait_ms=gil_wait,
+        server=server_cpu,
+        machine_busy=machine_busy,
+    )
 
     verification = workload.verify() if (verify and complete) else None
     if cleanup:
@@ -161,6 +182,10 @@ def run(
         client_saturated=saturated,
         saturation_note=note,
         machine_cpu_busy=machine_busy,
+        client_gil_wait_ms=gil_wait,
+        server_cpu=server_cpu,
+        limit=limit,
+        limit_note=limit_note,
         verification=verification,
         server=server,
         error_kinds=dict(total.error_kinds),

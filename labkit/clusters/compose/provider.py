@@ -75,7 +75,7 @@ class ComposeCluster:
 
     def __init__(self, nodes: int = 3, *, runner: Runner = run_command, directory: Path | None = None, **options: Any):
         self.document = topology.topology(self.engine, nodes, **options)
-        self.options = options
+        self.options = {k: v for k, v in options.items() if not (k == "node_cpu" and v is None)}
         self.node_count = nodes
         self.runner = runner
         self.project = self.document["name"]
@@ -165,7 +165,9 @@ class ComposeCluster:
         return [n for n in self.nodes if states.get(n, ("", "", None))[0] == "running"]
 
     def info(self) -> ClusterInfo:
-        return ClusterInfo(engine=self.engine, server_version=self.server_version, provider="compose", nodes=len(self.nodes))
+        return ClusterInfo(
+            engine=self.engine, server_version=self.server_version, provider="compose", nodes=len(self.nodes), node_cpu=self.options.get("node_cpu")
+        )
 
     @property
     def server_version(self) -> str:
@@ -174,8 +176,10 @@ class ComposeCluster:
     # ---- CLI and registry hooks ----------------------------------------------------------------
 
     @classmethod
-    def start_from_cli(cls, nodes: int, dcs: int) -> "ComposeCluster":
-        options = {"dcs": dcs} if cls.engine == "cassandra" else {}
+    def start_from_cli(cls, nodes: int, dcs: int, node_cpu: float | None = None) -> "ComposeCluster":
+        options: dict[str, Any] = {"dcs": dcs} if cls.engine == "cassandra" else {}
+        if node_cpu is not None:
+            options["node_cpu"] = node_cpu
         if dcs != 1 and cls.engine != "cassandra":
             raise ConfigError(f"--dcs applies to cassandra; {cls.engine} regions come from separate clusters")
         return cls(nodes, **options).start()

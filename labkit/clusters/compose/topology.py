@@ -262,12 +262,21 @@ def toxiproxy() -> dict[str, Any]:
 
 # ---- files -------------------------------------------------------------------------------------------
 
-def topology(engine: str, nodes: int, **options: Any) -> dict[str, Any]:
-    """The compose document for `engine` with `nodes` nodes (MongoDB: shards)."""
+def topology(engine: str, nodes: int, node_cpu: float | None = None, **options: Any) -> dict[str, Any]:
+    """The compose document for `engine` with `nodes` nodes (MongoDB: shards); `node_cpu` gives every
+    data-bearing service a `cpus:` limit (the compose form of labkit's per-node CPU budget)."""
+    from ..local.budgets import check_cores
+
     makers = {"cassandra": cassandra, "mongodb": mongodb, "couchbase": couchbase}
     if engine not in makers:
         raise ConfigError(f"no compose topology for engine {engine!r}: choose one of {', '.join(makers)}")
-    return makers[engine](nodes, **options)
+    document = makers[engine](nodes, **options)
+    cores = check_cores(node_cpu)
+    if cores is not None:
+        for name, service in document["services"].items():
+            if name.startswith(engine) or name.startswith("mongo-shard"):
+                service["cpus"] = cores
+    return document
 
 
 class _Dumper(yaml.SafeDumper):
@@ -300,6 +309,7 @@ def write(directory: Path, name: str, document: dict[str, Any]) -> Path:
 EXAMPLES = {
     "cassandra-3.yml": ("cassandra", 3, {}),
     "cassandra-4-2dc.yml": ("cassandra", 4, {"dcs": 2}),
+    "cassandra-4-budget.yml": ("cassandra", 4, {"node_cpu": 0.5}),
     "mongodb-4-shards.yml": ("mongodb", 4, {}),
     "couchbase-4.yml": ("couchbase", 4, {}),
     "couchbase-xdcr-2x2.yml": ("couchbase", 2, {"clusters": 2}),

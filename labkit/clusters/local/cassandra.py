@@ -28,9 +28,10 @@ from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
 from ..base import ClusterInfo
 from ..registry import clusters_dir
-from . import cassandra_cds
+from . import budgets, cassandra_cds
 from . import cassandra_install as install
 from . import processes
+from .node_cpu import NodeCpuMeter
 from .cassandra_config import (
     CQL_PORT,
     FIRST_JMX_PORT,
@@ -140,13 +141,26 @@ class LocalCassandraCluster:
     provider = "local"
     engine = "cassandra"
 
-    def __init__(self, nodes: int = 3, dcs: int = 1, version: str = install.DEFAULT_VERSION, startup_timeout: float | None = None, detached: bool = False):
+    def __init__(
+        self,
+        nodes: int = 3,
+        dcs: int = 1,
+        version: str = install.DEFAULT_VERSION,
+        startup_timeout: float | None = None,
+        detached: bool = False,
+        node_cpu: float | None = None,
+    ):
+        """`node_cpu`: CPU budget of each node in cores (e.g. 0.15), applied once a node is ready (starting
+        under a budget would take minutes); None lets every node use all of the machine's cores."""
         if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
             raise ConfigError(f"nodes must be a whole number from 1 to {MAX_NODES}; got {nodes!r}")
         if dcs not in (1, 2):
             raise ConfigError(f"dcs must be 1 or 2; got {dcs!r}")
         if dcs == 2 and nodes < 2:
             raise ConfigError("two datacenters need at least 2 nodes (one per datacenter)")
+        self.node_cpu = budgets.check_cores(node_cpu)
+        if self.node_cpu is not None:
+            budgets.require()  # say now, before minutes of start-up, when this machine cannot do it
         self.version = version
         self.dcs = dcs
         self.directory = clusters_dir() / NAME
@@ -187,10 +201,38 @@ class LocalCassandraCluster:
             node.launch()
         try:
             self.wait_ready(self.nodes)
+            self._apply_budget(self.nodes)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _apply_budget(self, nodes: list[CassandraNode]) -> None:
+        """Put each running node of `nodes` under the cluster's CPU budget (nothing when it has none)."""
+        if self.node_cpu is None:
+            return
+        for node in nodes:
+            proc = node.process()
+            if proc is not None:
+                budgets.apply(self.directory, node.name, proc.pid, self.node_cpu)
+
+    def set_node_cpu(self, node_cpu: float | None) -> None:
+        """Change every node's CPU budget while it runs (None removes the budgets)."""
+        self.node_cpu = budgets.check_cores(node_cpu)
+        if self.node_cpu is None:
+            budgets.remove(self.directory)
+        else:
+            self._apply_budget(self.live_nodes())
+        self._save_state()
+
+    def cpu_meter(self) -> NodeCpuMeter:
+        """A meter of every live node's CPU (and throttling under a budget) for the runner."""
+        nodes = {}
+        for node in self.live_nodes():
+            proc = node.process()
+            if proc is not None:
+                nodes[node.name] = (proc, self.node_cpu, budgets.group_of(self.directory, node.name) if self.node_cpu else None)
+        return NodeCpuMeter(nodes)
 
     def _refuse_if_owned_elsewhere(self) -> None:
         """A cluster another live process (a running notebook) started is not ours to reap."""
@@ -229,6 +271,7 @@ class LocalCassandraCluster:
             "version": self.version,
             "dcs": self.dcs,
             "owner_pid": None if self.detached else os.getpid(),
+            "node_cpu": self.node_cpu,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "nodes": [n.spec.__dict__ for n in self.nodes],
         }
@@ -290,13 +333,15 @@ class LocalCassandraCluster:
         self._sessions.clear()
         for node in self.nodes:
             node.stop() if graceful else node.kill()
-        reap(self.directory)
+        reap(self.directory)  # also removes the nodes' CPU budget groups
         _untrack(self)
 
     # ---- what notebooks use ----------------------------------------------------------------------
 
     def info(self) -> ClusterInfo:
-        return ClusterInfo(engine="cassandra", server_version=self.server_version, provider="local", nodes=len(self.live_nodes()) or len(self.nodes))
+        return ClusterInfo(
+            engine="cassandra", server_version=self.server_version, provider="local", nodes=len(self.live_nodes()) or len(self.nodes), node_cpu=self.node_cpu
+        )
 
     @property
     def server_version(self) -> str:
@@ -368,6 +413,7 @@ class LocalCassandraCluster:
         write_node_files(node.spec, self.addresses, "labkit")
         node.launch()
         self.wait_ready(self.live_nodes())
+        self._apply_budget([node])
         return node
 
     def add_node(self, dc: str = "dc1") -> CassandraNode:
@@ -385,6 +431,7 @@ class LocalCassandraCluster:
         self._save_state()
         node.launch()
         self.wait_ready(self.live_nodes(), timeout=self.startup_timeout + 60)
+        self._apply_budget([node])
         return node
 
     def decommission(self, which: int | str) -> None:
@@ -395,6 +442,7 @@ class LocalCassandraCluster:
         node = self.node(which)
         self.nodetool(node.name, "decommission", "--force", timeout=600)
         node.kill()
+        budgets.remove(self.directory, node.name)
         self.nodes.remove(node)
         shutil.rmtree(node.spec.path, ignore_errors=True)
         self._save_state()
@@ -413,8 +461,8 @@ class LocalCassandraCluster:
         return f"Apache Cassandra {install.DEFAULT_VERSION} jars ready in {path}{note}"
 
     @classmethod
-    def start_from_cli(cls, nodes: int, dcs: int) -> "LocalCassandraCluster":
-        return cls(nodes=nodes, dcs=dcs, detached=True).start()
+    def start_from_cli(cls, nodes: int, dcs: int, node_cpu: float | None = None) -> "LocalCassandraCluster":
+        return cls(nodes=nodes, dcs=dcs, detached=True, node_cpu=node_cpu).start()
 
     @classmethod
     def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
@@ -431,7 +479,11 @@ def describe(directory: Path) -> dict[str, Any]:
     nodes = []
     for spec in map(lambda d: NodeSpec(**d), state["nodes"]):
         node_status, pid = node_state(spec)
-        nodes.append({"name": spec.name, "address": spec.address, "dc": spec.dc, "state": node_status, "pid": pid})
+        group = budgets.group_of(directory, spec.name)
+        budget = budgets.budget_of(group) if group is not None and pid is not None else None
+        nodes.append(
+            {"name": spec.name, "address": spec.address, "dc": spec.dc, "state": node_status, "pid": pid, "node_cpu": budget[0] if budget else None}
+        )
     version = state["version"]
     up = [n["address"] for n in nodes if n["state"] == "UP"]
     if up:
@@ -441,15 +493,26 @@ def describe(directory: Path) -> dict[str, Any]:
             s.cluster.shutdown()
         except LabkitError:
             pass
-    return {"name": state["name"], "engine": "cassandra", "provider": "local", "server_version": version, "dcs": state["dcs"], "owner_pid": state.get("owner_pid"), "nodes": nodes}
+    return {
+        "name": state["name"],
+        "engine": "cassandra",
+        "provider": "local",
+        "server_version": version,
+        "dcs": state["dcs"],
+        "owner_pid": state.get("owner_pid"),
+        "node_cpu": state.get("node_cpu"),
+        "nodes": nodes,
+    }
 
 
 def reap(directory: Path, wipe: bool = False) -> list[int]:
-    """Kill every process labkit started under `directory` (pidfile or not), then forget the state.
+    """Kill every process labkit started under `directory` (pidfile or not), remove their CPU budget
+    groups, then forget the state.
 
     The cluster.json goes, so status and down no longer list a cluster that is not there; node
     directories (data, logs) stay for a look at what happened, until a new start wipes them."""
     killed = processes.reap_under(directory)
+    budgets.remove(directory)
     if wipe and directory.exists():
         for node_dir in directory.glob("node*"):
             shutil.rmtree(node_dir, ignore_errors=True)

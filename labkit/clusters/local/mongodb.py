@@ -20,7 +20,8 @@ import psutil
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ..registry import clusters_dir
-from . import processes
+from . import budgets, processes
+from .node_cpu import NodeCpuMeter
 
 NAME = "mongodb"
 MAX_SHARDS = 8
@@ -90,7 +91,12 @@ class LocalMongoCluster:
     provider = "local"
     engine = "mongodb"
 
-    def __init__(self, nodes: int = 2, startup_timeout: float | None = None, detached: bool = False):
+    def __init__(self, nodes: int = 2, startup_timeout: float | None = None, detached: bool = False, node_cpu: float | None = None):
+        """`node_cpu`: CPU budget of each shard's mongod in cores, applied once the cluster is ready (the
+        config server and mongos stay unbudgeted: they are the cluster's plumbing, not its nodes)."""
+        self.node_cpu = budgets.check_cores(node_cpu)
+        if self.node_cpu is not None:
+            budgets.require()
         self.directory = clusters_dir() / NAME
         self.procs = layout(nodes, self.directory)
         self.startup_timeout = startup_timeout or 60 + 10 * nodes
@@ -148,10 +154,30 @@ class LocalMongoCluster:
             processes.spawn(commands[-1], cwd=Path(self.mongos.path), log=Path(self.mongos.path) / "stdout.log", pidfile=self.pidfile(self.mongos))
             self._wait_port(self.mongos)
             self._add_shards()
+            self.set_node_cpu(self.node_cpu)
         except BaseException:
             self.stop()
             raise
         return self
+
+    def _shard_processes(self) -> dict[str, psutil.Process]:
+        owned = {p.name: processes.owned_process(self.pidfile(p), p.path) for p in self.nodes}
+        return {name: proc for name, proc in owned.items() if proc is not None}
+
+    def set_node_cpu(self, node_cpu: float | None) -> None:
+        """Give every shard's mongod a CPU budget of `node_cpu` cores (None removes the budgets)."""
+        self.node_cpu = budgets.check_cores(node_cpu)
+        if self.node_cpu is None:
+            budgets.remove(self.directory)
+            return
+        for name, proc in self._shard_processes().items():
+            budgets.apply(self.directory, name, proc.pid, self.node_cpu)
+
+    def cpu_meter(self) -> NodeCpuMeter:
+        """A meter of each shard's CPU for the runner."""
+        return NodeCpuMeter(
+            {name: (proc, self.node_cpu, budgets.group_of(self.directory, name) if self.node_cpu else None) for name, proc in self._shard_processes().items()}
+        )
 
     def _wait_port(self, proc: MongoProcess) -> None:
         def up() -> bool:
@@ -227,15 +253,15 @@ class LocalMongoCluster:
         return self._server_version
 
     def info(self) -> ClusterInfo:
-        return ClusterInfo(engine="mongodb", server_version=self.server_version, provider="local", nodes=len(self.nodes))
+        return ClusterInfo(engine="mongodb", server_version=self.server_version, provider="local", nodes=len(self.nodes), node_cpu=self.node_cpu)
 
     # ---- CLI and registry hooks ------------------------------------------------------------------
 
     @classmethod
-    def start_from_cli(cls, nodes: int, dcs: int) -> "LocalMongoCluster":
+    def start_from_cli(cls, nodes: int, dcs: int, node_cpu: float | None = None) -> "LocalMongoCluster":
         if dcs != 1:
             raise ConfigError("--dcs applies to cassandra; a MongoDB cluster here has one region")
-        return cls(nodes=nodes, detached=True).start()
+        return cls(nodes=nodes, detached=True, node_cpu=node_cpu).start()
 
     @classmethod
     def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
@@ -257,6 +283,7 @@ def reap(directory: Path, wipe: bool = False) -> list[int]:
     for proc in processes.processes_under(directory):
         killed.append(proc.pid)
         processes.stop(proc, graceful=True, timeout=15)
+    budgets.remove(directory)
     state = directory / "cluster.json"
     if state.exists():
         state.unlink()

@@ -38,8 +38,13 @@ class StandinServer:
     port = 0
     startup_timeout = 60.0
 
-    def __init__(self, nodes: int = 1, detached: bool = False, **_options: Any):
+    def __init__(self, nodes: int = 1, detached: bool = False, node_cpu: float | None = None, **_options: Any):
         # `nodes` is accepted for the node slider's sake: a stand-in is one process, whatever it says
+        if node_cpu is not None:
+            raise ConfigError(
+                f"a {self.engine} stand-in runs for mechanics only, so a CPU budget would measure nothing: leave node_cpu=None "
+                "(budgets apply to real servers: local Cassandra, local mongod, compose)"
+            )
         self.detached = detached  # started by `labkit up`: survives the starting process
         self.directory = clusters_dir() / self.name
         self.nodes = ["standin"]
@@ -109,7 +114,9 @@ class StandinServer:
         return ClusterInfo(engine=self.engine, server_version=self.server_version, provider=self.provider, nodes=1, label=self.label)
 
     @classmethod
-    def start_from_cli(cls, nodes: int, dcs: int) -> "StandinServer":
+    def start_from_cli(cls, nodes: int, dcs: int, node_cpu: float | None = None) -> "StandinServer":
+        if node_cpu is not None:
+            raise ConfigError(f"--node-cpu applies to real servers; a {cls.engine} stand-in runs for mechanics only")
         if dcs != 1:
             raise ConfigError(f"--dcs applies to cassandra; a {cls.engine} stand-in is one process")
         return cls(nodes=nodes, detached=True).start()

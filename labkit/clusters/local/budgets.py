@@ -1,0 +1,243 @@
+"""CPU budgets for local server processes: each node becomes a small machine of its own.
+
+Local nodes share the machine's cores, so without a budget more nodes means more work on the same CPU,
+not more capacity. A budget puts a node's process (every thread of it) into a labkit-owned control
+group with a CFS quota: cgroup v1's `cpu` controller (cpu.cfs_period_us / cpu.cfs_quota_us) or cgroup
+v2's `cpu.max`, whichever this machine offers. Groups live under `<cpu root>/labkit/<cluster>/<node>`
+and are removed when the cluster stops, on `labkit down`, and when a later start reaps a dead run.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...errors import ConfigError, NotAvailableError
+
+DEFAULT_PERIOD_US = 10_000
+"""CFS period. Measured here (Index Table login, 0.15 core per node): a 100 ms period let a node run
+flat out for 15 ms and then sit throttled for 85 ms, so p95 reached hundreds of ms and throughput
+depended on where requests fell in the period; a 10 ms period spreads the same budget evenly (at most
+8.5 ms of throttling at a time), which is closer to a slower machine than to a machine that freezes."""
+
+MIN_CORES = 0.01
+V1_ROOT = Path("/sys/fs/cgroup/cpu")
+V2_ROOT = Path("/sys/fs/cgroup")
+
+UNSUPPORTED_ADVICE = (
+    "Per-node CPU budgets need Linux control groups that labkit may write: run as root (or with a cgroup "
+    "delegated to your user), or use the compose provider, whose per-service `cpus:` limit does the same "
+    "inside Docker. Without a budget (node_cpu=None) every node shares all of this machine's cores."
+)
+
+
+def check_cores(node_cpu: object) -> float | None:
+    """None (no budget) or a positive number of cores per node; a clear error otherwise."""
+    if node_cpu is None:
+        return None
+    if isinstance(node_cpu, bool) or not isinstance(node_cpu, (int, float)) or not MIN_CORES <= node_cpu <= 64:
+        raise ConfigError(
+            f"node_cpu is the CPU budget of each node in cores (e.g. 0.15 = 15% of one core), from {MIN_CORES} to 64, "
+            f"or None for no budget; got {node_cpu!r}"
+        )
+    return float(node_cpu)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Which cgroup interface this machine has and where labkit's groups go."""
+
+    version: str  # "v1" or "v2"
+    root: Path  # the cpu hierarchy's root directory
+
+    @property
+    def home(self) -> Path:
+        return self.root / "labkit"
+
+
+def detect() -> tuple[Backend | None, str]:
+    """(backend, "") where budgets can be set here, else (None, why not)."""
+    if not sys.platform.startswith("linux"):
+        return None, f"control groups are Linux only (this is {sys.platform})"
+    root = Path(os.environ.get("LABKIT_CGROUP_CPU_ROOT", "")) if os.environ.get("LABKIT_CGROUP_CPU_ROOT") else None
+    candidates = [root] if root else [V1_ROOT, V2_ROOT]
+    reasons = []
+    for path in candidates:
+        if (path / "cpu.cfs_quota_us").exists():
+            backend = Backend("v1", path)
+        elif "cpu" in _read(path / "cgroup.controllers").split():
+            backend = Backend("v2", path)
+        else:
+            reasons.append(f"{path} has no cpu controller")
+            continue
+        if os.access(path, os.W_OK) or os.access(backend.home, os.W_OK):
+            return backend, ""
+        reasons.append(f"{path} is not writable by user {os.getuid()}")
+    return None, "; ".join(reasons) or "no cgroup cpu controller found"
+
+
+def require() -> Backend:
+    backend, why = detect()
+    if backend is None:
+        raise NotAvailableError(f"cannot give nodes a CPU budget on this machine: {why}. {UNSUPPORTED_ADVICE}")
+    return backend
+
+
+def cluster_group(directory: Path) -> str:
+    """The group name of the cluster kept in `directory`: readable, and distinct per LABKIT_HOME."""
+    digest = hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:8]
+    return f"{directory.name}-{digest}"
+
+
+def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = DEFAULT_PERIOD_US) -> Path:
+    """Put process `pid` (all its threads, and threads it starts later) under a budget of `cores`."""
+    backend = require()
+    group = backend.home / cluster_group(directory) / node
+    if backend.version == "v2":
+        _enable_cpu_controller(backend, group)
+    group.mkdir(parents=True, exist_ok=True)
+    quota = max(1000, int(round(cores * period_us)))
+    if backend.version == "v1":
+        _write(group / "cpu.cfs_period_us", str(period_us))
+        _write(group / "cpu.cfs_quota_us", str(quota))
+    else:
+        _write(group / "cpu.max", f"{quota} {period_us}")
+    _write(group / "cgroup.procs", str(pid))  # moves the whole thread group
+    stray = [tid for tid in _threads(pid) if not _in_group(tid, group, backend)]
+    for tid in stray:  # a thread created while moving (v1 moves them one by one)
+        _write(group / ("tasks" if backend.version == "v1" else "cgroup.threads"), str(tid))
+    return group
+
+
+def set_quota(group: Path, cores: float | None, period_us: int = DEFAULT_PERIOD_US) -> None:
+    """Change the quota of an existing group in place; None lifts it (the members stay in the group)."""
+    quota = -1 if cores is None else max(1000, int(round(cores * period_us)))
+    if (group / "cpu.cfs_quota_us").exists():
+        _write(group / "cpu.cfs_quota_us", str(quota))
+    else:
+        _write(group / "cpu.max", f"{'max' if quota < 0 else quota} {period_us}")
+
+
+def group_of(directory: Path, node: str) -> Path | None:
+    backend, _ = detect()
+    if backend is None:
+        return None
+    group = backend.home / cluster_group(directory) / node
+    return group if group.exists() else None
+
+
+def budget_of(group: Path) -> tuple[float, int] | None:
+    """(cores, period_us) set on `group`, or None when it has no quota."""
+    if (group / "cpu.cfs_quota_us").exists():
+        quota, period = int(_read(group / "cpu.cfs_quota_us")), int(_read(group / "cpu.cfs_period_us"))
+    else:
+        text = _read(group / "cpu.max").split()
+        if len(text) != 2 or text[0] == "max":
+            return None
+        quota, period = int(text[0]), int(text[1])
+    return (quota / period, period) if quota > 0 else None
+
+
+def throttling(group: Path) -> dict[str, float]:
+    """The group's cumulative throttling counters: periods, throttled periods, throttled seconds."""
+    stat = dict(line.split() for line in _read(group / "cpu.stat").splitlines() if len(line.split()) == 2)
+    if "throttled_time" in stat:  # v1: nanoseconds
+        throttled_s = int(stat["throttled_time"]) / 1e9
+    else:  # v2: microseconds
+        throttled_s = int(stat.get("throttled_usec", 0)) / 1e6
+    return {"periods": float(stat.get("nr_periods", 0)), "throttled_periods": float(stat.get("nr_throttled", 0)), "throttled_s": throttled_s}
+
+
+def threads_outside(directory: Path, node: str, pid: int) -> list[int]:
+    """Threads of `pid` that are not in the node's group (empty when the budget holds them all)."""
+    backend = require()
+    group = backend.home / cluster_group(directory) / node
+    return [tid for tid in _threads(pid) if not _in_group(tid, group, backend)]
+
+
+def remove(directory: Path, node: str | None = None) -> list[Path]:
+    """Remove the cluster's groups (or one node's). Processes still inside go back to the root group
+    first (a group with members cannot be removed); returns the groups removed."""
+    backend, _ = detect()
+    if backend is None:
+        return []
+    top = backend.home / cluster_group(directory)
+    targets = [top / node] if node else ([*sorted(p for p in top.iterdir() if p.is_dir()), top] if top.exists() else [])
+    removed = []
+    for group in targets:
+        if group.exists() and _rmdir(group, backend):
+            removed.append(group)
+    return removed
+
+
+def leftover_groups() -> list[Path]:
+    """Every group labkit made on this machine (for tests and `labkit status`)."""
+    backend, _ = detect()
+    if backend is None or not backend.home.exists():
+        return []
+    return sorted(p for p in backend.home.rglob("*") if p.is_dir())
+
+
+# ---- file-system details -------------------------------------------------------------------------
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
+def _write(path: Path, value: str) -> None:
+    try:
+        with open(path, "w") as f:
+            f.write(value)
+    except OSError as exc:
+        if exc.errno == errno.ESRCH:
+            return  # the process or thread is already gone
+        raise NotAvailableError(f"cannot write {value!r} to {path}: {exc.strerror}. {UNSUPPORTED_ADVICE}") from exc
+
+
+def _enable_cpu_controller(backend: Backend, group: Path) -> None:
+    """cgroup v2 delegates a controller level by level: each parent must list +cpu in subtree_control."""
+    for parent in [backend.root / p for p in group.relative_to(backend.root).parents][::-1]:
+        parent.mkdir(exist_ok=True)
+        if "cpu" not in _read(parent / "cgroup.subtree_control").split():
+            _write(parent / "cgroup.subtree_control", "+cpu")
+
+
+def _threads(pid: int) -> list[int]:
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return []
+
+
+def _in_group(tid: int, group: Path, backend: Backend) -> bool:
+    relative = "/" + str(group.relative_to(backend.root))
+    for line in _read(Path(f"/proc/{tid}/cgroup")).splitlines():
+        _id, controllers, path = line.split(":", 2)
+        if (backend.version == "v1" and "cpu" in controllers.split(",")) or (backend.version == "v2" and controllers == ""):
+            return path == relative
+    return False
+
+
+def _rmdir(group: Path, backend: Backend) -> bool:
+    for attempt in range(50):
+        try:
+            group.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno != errno.EBUSY:
+                return False
+            for pid in _read(group / "cgroup.procs").split():  # still inside: back to the root group
+                _write(backend.root / "cgroup.procs", pid)
+            time.sleep(0.02 * (attempt + 1))
+    return False

@@ -1,0 +1,66 @@
+"""Measure local server processes' CPU around a run (the runner's ServerMeter for local providers).
+
+CPU time comes from the kernel's per-process counters (user + system of every thread), so it works with
+and without budgets; throttling comes from the node's control group when it has a budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Iterator
+
+import psutil
+
+from ...runner.server_cpu import NodeCpu, ServerCpu
+from . import budgets
+
+
+def _cpu_s(proc: psutil.Process) -> float | None:
+    try:
+        t = proc.cpu_times()
+        return t.user + t.system
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
+
+
+class NodeCpuMeter:
+    """start() / stop() -> ServerCpu over named node processes, each with its budget (or None)."""
+
+    def __init__(self, nodes: dict[str, tuple[psutil.Process, float | None, Path | None]]):
+        self.nodes = nodes  # name -> (process, budget cores, control group)
+        self._cpu: dict[str, float | None] = {}
+        self._throttled: dict[str, float] = {}
+        self._t0 = 0.0
+
+    def _throttled_s(self, group: Path | None) -> float:
+        return budgets.throttling(group)["throttled_s"] if group is not None else 0.0
+
+    @contextlib.contextmanager
+    def unbudgeted(self) -> Iterator[None]:
+        """Lift the nodes' budgets for a while (loading test data is not measured, and at 0.15 core a
+        bulk load times out), then put them back, whatever happens."""
+        groups = [(group, budget) for _proc, budget, group in self.nodes.values() if group is not None and budget]
+        for group, _budget in groups:
+            budgets.set_quota(group, None)
+        try:
+            yield
+        finally:
+            for group, budget in groups:
+                budgets.set_quota(group, budget)
+
+    def start(self) -> None:
+        self._cpu = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+        self._throttled = {name: self._throttled_s(group) for name, (_p, _b, group) in self.nodes.items()}
+        self._t0 = time.monotonic()
+
+    def stop(self) -> ServerCpu:
+        wall = time.monotonic() - self._t0
+        out = {}
+        for name, (proc, budget, group) in self.nodes.items():
+            before, after = self._cpu.get(name), _cpu_s(proc)
+            if before is None or after is None:
+                continue  # a node killed during the run (a fault lesson): no reading for it
+            out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0))
+        return ServerCpu(wall_s=wall, nodes=out)

@@ -1,0 +1,46 @@
+"""What limited a run: the client, a server node, the machine, or nothing the lab can see.
+
+A figure that does not say what limited each point invites the wrong lesson (a flat curve read as "the
+pattern does not scale" when the Python client or the shared laptop was the ceiling). The rules, in order:
+- `client`: the client processes used at least 90% of the cores they can use, or a process's threads
+  queued for the interpreter lock (a probe thread waited on average at least GIL_WAIT_MS to run again
+  while the process used at least half a core; measured here: one process with 16 threads used 0.67
+  cores and its probe waited 3.4 ms, while the same threads against a throttled server waited 0.5 ms);
+- `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named);
+- `machine`: no budgets and at least 90% of all the machine's cores were busy;
+- `none`: none of these; the latency is the database's own.
+"""
+
+from __future__ import annotations
+
+from .server_cpu import ServerCpu
+
+BUSY = 0.9
+GIL_WAIT_MS = 1.0
+GIL_MIN_CORES = 0.5
+
+
+def limit_of(
+    *,
+    client_saturated: bool,
+    client_cores_per_process: float,
+    gil_wait_ms: float | None,
+    server: ServerCpu | None,
+    machine_busy: float | None,
+) -> tuple[str, str]:
+    """(limit, one sentence of evidence) for one run."""
+    if client_saturated:
+        return "client", "the client processes used their cores"
+    if gil_wait_ms is not None and gil_wait_ms >= GIL_WAIT_MS and client_cores_per_process >= GIL_MIN_CORES:
+        return "client", (
+            f"client threads queued for Python's interpreter lock (a probe waited {gil_wait_ms:.1f} ms on average to run "
+            f"again; {client_cores_per_process:.2f} cores per process): add client processes"
+        )
+    busiest = server.busiest() if server is not None else None
+    if busiest is not None and busiest[1] >= BUSY:
+        name, used = busiest
+        return f"server {name}", f"{name} used {used:.0%} of its CPU budget"
+    budgeted = server is not None and busiest is not None
+    if not budgeted and machine_busy is not None and machine_busy >= BUSY:
+        return "machine", f"{machine_busy:.0%} of all the machine's cores were busy (client and servers share them)"
+    return "none", ""

@@ -1,0 +1,60 @@
+"""What the servers spent while a run's workers ran: CPU seconds per node against each node's budget.
+
+The runner knows nothing of clusters: a cluster hands it a meter (`start()`, then `stop()` returning a
+ServerCpu), and the runner turns the reading into server CPU per transaction and into `limit`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class NodeCpu:
+    """One node's CPU in the measured window."""
+
+    cpu_s: float  # CPU seconds the node's process used (all threads, user + system)
+    budget_cores: float | None  # its CPU budget in cores, None when it has none
+    throttled_s: float = 0.0  # time the kernel held it back for exceeding its budget
+
+    def busy(self, wall_s: float) -> float | None:
+        """Fraction of its budget the node used (None without a budget or a window)."""
+        if not self.budget_cores or wall_s <= 0:
+            return None
+        return self.cpu_s / wall_s / self.budget_cores
+
+
+@dataclass(frozen=True)
+class ServerCpu:
+    """Every node's CPU over one window of `wall_s` seconds."""
+
+    wall_s: float
+    nodes: dict[str, NodeCpu] = field(default_factory=dict)
+
+    @property
+    def total_s(self) -> float:
+        return sum(n.cpu_s for n in self.nodes.values())
+
+    def per_transaction_ms(self, transactions: int) -> dict[str, float]:
+        """CPU milliseconds per transaction, in total and per node (machine-independent evidence of how
+        much work the servers do for one transaction, whatever the throughput)."""
+        if transactions <= 0:
+            return {}
+        out = {"total": 1000.0 * self.total_s / transactions}
+        out.update({name: 1000.0 * n.cpu_s / transactions for name, n in self.nodes.items()})
+        return out
+
+    def busiest(self) -> tuple[str, float] | None:
+        """(node, fraction of its budget used) of the busiest budgeted node."""
+        used = [(name, n.busy(self.wall_s)) for name, n in self.nodes.items()]
+        used = [(name, b) for name, b in used if b is not None]
+        return max(used, key=lambda x: x[1]) if used else None
+
+
+class ServerMeter(Protocol):
+    """What a cluster hands the runner to measure its nodes' CPU around the measured window."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> ServerCpu | None: ...
