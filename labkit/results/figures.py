@@ -9,6 +9,30 @@ import plotly.graph_objects as go
 from ..errors import ConfigError
 
 CLIENT_BOUND_NOTE = "✕ = client-bound run: the Python client, not the database, was the limit"
+LIMIT_NOTE = "marker = what limited the point: ● none seen · ■ a server node at its CPU budget · ◆ the shared machine · ✕ the client"
+LIMIT_SYMBOLS = {"none": "circle", "server": "square", "machine": "diamond", "client": "x"}
+
+
+def limit_kind(row_limit: object, client_saturated: object = False) -> str:
+    """'client', 'server', 'machine' or 'none' from a row's `limit` (older rows: client_saturated)."""
+    text = str(row_limit) if isinstance(row_limit, str) and row_limit else ("client" if client_saturated is True else "none")
+    return text.split(" ", 1)[0] if text.split(" ", 1)[0] in LIMIT_SYMBOLS else "none"
+
+
+def limit_kinds(df: pd.DataFrame) -> pd.Series:
+    limits = df["limit"] if "limit" in df else pd.Series([None] * len(df), index=df.index)
+    saturated = df["client_saturated"] if "client_saturated" in df else pd.Series([False] * len(df), index=df.index)
+    return pd.Series([limit_kind(lim, sat) for lim, sat in zip(limits, saturated)], index=df.index)
+
+
+def describe_budgets(df: pd.DataFrame) -> str:
+    """'0.15 core per node' / 'no node CPU budget' for titles: a budgeted figure never passes for an unbudgeted one."""
+    from ..clusters.base import budget_text
+
+    if "node_cpu" not in df:
+        return budget_text(None)
+    values = sorted({None if pd.isna(v) else float(v) for v in df["node_cpu"]}, key=lambda v: -1 if v is None else v)
+    return ", ".join(budget_text(v) for v in values)
 LATENCY_STATS = {"mean_us": "mean", "p95_us": "p95", "p99_us": "p99"}
 
 
@@ -35,13 +59,13 @@ def _title(kind: str, df: pd.DataFrame) -> str:
     if "phase" in df:
         pattern += " · phase " + ", ".join(sorted(df["phase"].astype(str).unique()))
     processes = ", ".join(str(p) for p in sorted(df["processes"].unique())) if "processes" in df else "1"
-    return f"{pattern}: {kind} vs client threads<br><sup>{describe_servers(df)} · client processes {processes}</sup>"
+    return f"{pattern}: {kind} vs client threads<br><sup>{describe_servers(df)} · {describe_budgets(df)} · client processes {processes}</sup>"
 
 
 def _finish(fig: go.Figure, df: pd.DataFrame) -> go.Figure:
-    """Say under the plot when any point was client-bound, and leave room for that line."""
-    if "client_saturated" in df and df["client_saturated"].fillna(False).astype(bool).any():
-        fig.add_annotation(text=CLIENT_BOUND_NOTE, xref="paper", yref="paper", x=0, y=-0.18, showarrow=False, font=dict(size=11, color="firebrick"))
+    """Say under the plot what the markers mean (what limited each point), and leave room for that line."""
+    client = (limit_kinds(df) == "client").any()
+    fig.add_annotation(text=LIMIT_NOTE, xref="paper", yref="paper", x=0, y=-0.18, showarrow=False, font=dict(size=11, color="firebrick" if client else "dimgray"))
     fig.update_layout(margin=dict(b=90))
     return fig
 
@@ -50,8 +74,7 @@ def throughput_figure(df: pd.DataFrame) -> go.Figure:
     """Transactions/s vs threads, one line per approach, one panel per node count."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "throughput"))
     data = df.sort_values(["nodes", "approach", "threads"]).copy()
-    data["client_bound"] = data.get("client_saturated", False)
-    data["client_bound"] = data["client_bound"].fillna(False).astype(bool).map({True: "client-bound", False: "ok"})
+    data["limited by"] = limit_kinds(data)
     fig = px.line(
         data,
         x="threads",
@@ -59,24 +82,24 @@ def throughput_figure(df: pd.DataFrame) -> go.Figure:
         color="approach",
         facet_col="nodes",
         markers=True,
-        symbol="client_bound",
-        symbol_map={"ok": "circle", "client-bound": "x"},
+        custom_data=["limited by"],
         labels={"throughput": "transactions / s", "threads": "client threads", "nodes": "nodes"},
-        hover_data=[c for c in ("p95_us", "errors", "retries", "client_cpu_cores") if c in data],
+        hover_data=[c for c in ("p95_us", "errors", "retries", "client_cpu_cores", "limit", "server_cpu_ms_per_tx", "node_cpu") if c in data],
         title=_title("throughput", data),
     )
-    return _finish(fig, data)
+    return _finish(_mark_limits(fig), data)
 
 
 def latency_figure(df: pd.DataFrame) -> go.Figure:
     """Mean, p95 and p99 latency (ms) vs threads: colour = approach, dash = statistic, panel = nodes."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", *LATENCY_STATS))
     long = df.melt(
-        id_vars=[c for c in ("pattern", "approach", "nodes", "threads", "client_saturated") if c in df],
+        id_vars=[c for c in ("pattern", "approach", "nodes", "threads", "client_saturated", "limit") if c in df],
         value_vars=list(LATENCY_STATS),
         var_name="statistic",
         value_name="latency_us",
     )
+    long["limited by"] = limit_kinds(long)
     long["statistic"] = long["statistic"].map(LATENCY_STATS)
     long["latency_ms"] = long["latency_us"] / 1000.0
     long = long.sort_values(["nodes", "approach", "statistic", "threads"])
@@ -88,7 +111,19 @@ def latency_figure(df: pd.DataFrame) -> go.Figure:
         line_dash="statistic",
         facet_col="nodes",
         markers=True,
+        custom_data=["limited by"],
         labels={"latency_ms": "latency (ms)", "threads": "client threads", "nodes": "nodes"},
         title=_title("latency (mean, p95, p99)", df),
     )
-    return _finish(fig, df)
+    return _finish(_mark_limits(fig), df)
+
+
+def _mark_limits(fig: go.Figure) -> go.Figure:
+    """Each point's marker says what limited it (the lines stay whole: one trace per approach)."""
+    for trace in fig.data:
+        if trace.customdata is not None and len(trace.customdata):
+            kinds = [row[0] for row in trace.customdata]
+            trace.marker.symbol = [LIMIT_SYMBOLS.get(k, "circle") for k in kinds]
+            trace.marker.size = 9
+            trace.hovertemplate = (trace.hovertemplate or "") + "<br>limited by %{customdata[0]}"
+    return fig

@@ -148,12 +148,26 @@ def test_standin_results_are_never_labelled_as_the_real_engine():
     assert "STAND-IN mongo-java-server 1.47.0 (not mongodb)" in title
 
 
-def test_client_bound_points_are_flagged():
+def test_every_point_is_marked_with_what_limited_it():
     df = sample_table()
+    df["limit"] = "none"
+    df.loc[0, "limit"] = "client"
+    df.loc[1, "limit"] = "server node2"
+    df["node_cpu"] = 0.15
+    for fig in (throughput_figure(df), latency_figure(df)):
+        symbols = [s for t in fig.data for s in t.marker.symbol]
+        assert {"x", "square", "circle"} <= set(symbols) and "diamond" not in symbols
+        assert any("what limited the point" in (a.text or "") for a in fig.layout.annotations)
+        assert "0.15 core per node" in fig.layout.title.text
+
+
+def test_rows_without_a_limit_column_fall_back_to_client_saturated():
+    df = sample_table().drop(columns=["limit"], errors="ignore")
+    df["client_saturated"] = False
     df.loc[0, "client_saturated"] = True
     fig = throughput_figure(df)
-    assert any("client-bound" in (a.text or "") for a in fig.layout.annotations)
-    assert any("x" == (t.marker.symbol or "") for t in fig.data)
+    assert sum(s == "x" for t in fig.data for s in t.marker.symbol) == 1
+    assert "no node CPU budget" in fig.layout.title.text
 
 
 def test_plotting_nothing_says_what_to_do():

@@ -1,0 +1,98 @@
+"""What limited a run: the `limit` column's rules, on fake workloads and fake server readings."""
+
+import time
+
+from labkit.runner import BaseWorkload, run
+from labkit.runner.limits import limit_of
+from labkit.runner.server_cpu import NodeCpu, ServerCpu
+
+
+class BurnClientCpu(BaseWorkload):
+    """Pure Python work: nothing but the client can be the limit."""
+
+    name = "burn"
+
+    def transaction(self, tx):
+        deadline = time.process_time() + 0.002
+        while time.process_time() < deadline:
+            pass
+
+
+class ManyThreadsShortWaits(BaseWorkload):
+    """Python work between short waits, as a driver call does: many threads queue for the GIL."""
+
+    name = "gil"
+
+    def transaction(self, tx):
+        total = 0
+        for i in range(3000):
+            total += i
+        time.sleep(0.0002)
+
+
+class FakeMeter:
+    """A server meter that reports node2 pinned at its 0.15-core budget."""
+
+    def __init__(self):
+        self.lifted = False
+
+    def start(self):
+        self.t0 = time.monotonic()
+
+    def stop(self):
+        wall = time.monotonic() - self.t0
+        return ServerCpu(wall, {"node1": NodeCpu(0.05 * wall, 0.15), "node2": NodeCpu(0.149 * wall, 0.15)})
+
+
+def test_a_workload_that_only_burns_client_cpu_is_client_limited():
+    r = run(BurnClientCpu(), threads=2, operations=300)
+    assert r.limit == "client"
+    assert r.to_row()["limit"] == "client"
+
+
+def test_a_gil_bound_many_thread_run_is_client_limited():
+    r = run(ManyThreadsShortWaits(), threads=16, operations=3000)
+    assert r.limit == "client", (r.client_cpu_cores, r.client_gil_wait_ms, r.limit_note)
+
+
+def test_a_waiting_client_with_a_node_at_its_budget_is_server_limited():
+    class Waits(BaseWorkload):
+        name = "waits"
+
+        def transaction(self, tx):
+            time.sleep(0.005)
+
+    r = run(Waits(), threads=2, operations=200, server_meter=FakeMeter())
+    assert r.limit == "server node2", (r.limit, r.limit_note, r.client_gil_wait_ms)
+    row = r.to_row()
+    assert row["node_busy_max"] >= 0.9
+    assert row["server_cpu_ms_per_tx"] > row["server_cpu_ms_per_tx_node2"] > row["server_cpu_ms_per_tx_node1"] > 0
+
+
+def test_rules_in_order():
+    busy = ServerCpu(10.0, {"node1": NodeCpu(1.45, 0.15)})
+    idle = ServerCpu(10.0, {"node1": NodeCpu(0.2, 0.15)})
+    unbudgeted = ServerCpu(10.0, {"node1": NodeCpu(9.0, None)})
+    common = dict(client_cores_per_process=0.3, gil_wait_ms=0.2)
+    assert limit_of(client_saturated=True, client_cores_per_process=1.0, gil_wait_ms=0.1, server=busy, machine_busy=1.0)[0] == "client"
+    assert limit_of(client_saturated=False, client_cores_per_process=0.7, gil_wait_ms=3.4, server=busy, machine_busy=0.5)[0] == "client"
+    assert limit_of(client_saturated=False, client_cores_per_process=0.2, gil_wait_ms=3.4, server=busy, machine_busy=0.5)[0] == "server node1"
+    assert limit_of(client_saturated=False, server=busy, machine_busy=0.95, **common)[0] == "server node1"
+    assert limit_of(client_saturated=False, server=idle, machine_busy=0.95, **common)[0] == "none"
+    assert limit_of(client_saturated=False, server=unbudgeted, machine_busy=0.95, **common)[0] == "machine"
+    assert limit_of(client_saturated=False, server=None, machine_busy=0.5, **common)[0] == "none"
+    assert busy.per_transaction_ms(100) == {"total": 14.5, "node1": 14.5}
+
+
+def test_budgets_on_a_machine_without_cgroups_say_what_works_instead(monkeypatch, tmp_path):
+    import pytest
+
+    from labkit.clusters.local.cassandra import LocalCassandraCluster
+    from labkit.errors import ConfigError, NotAvailableError
+
+    monkeypatch.setenv("LABKIT_CGROUP_CPU_ROOT", str(tmp_path / "no-cgroups-here"))
+    with pytest.raises(NotAvailableError, match="run as root.*compose provider"):
+        LocalCassandraCluster(nodes=1, node_cpu=0.15)
+    with pytest.raises(ConfigError, match="cores"):
+        LocalCassandraCluster(nodes=1, node_cpu=0)
+    LocalCassandraCluster(nodes=1)  # no budget asked: nothing to refuse
