@@ -19,9 +19,11 @@ import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan, sweep
+from ..results.figures import LIMIT_NOTE, LIMIT_SYMBOLS, limit_kind
 
 WorkloadFor = Callable[..., Any]  # (approach, cluster, operations, **choices) -> workload
 
@@ -29,6 +31,7 @@ CLIENT_BOUND_WARNING = (
     "⚠ The Python client was the bottleneck in {n} of {total} runs (marked ✕): those points measure the "
     "client, not the database. Use fewer threads, or more client processes."
 )
+NODE_CPU_CHOICES = [("none (nodes share the machine)", None), ("0.1 core", 0.1), ("0.15 core", 0.15), ("0.25 core", 0.25), ("0.5 core", 0.5), ("1 core", 1.0)]
 
 
 def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int]:
@@ -89,6 +92,13 @@ class ControlPanel:
         self.threads = w.IntRangeSlider(value=threads, min=1, max=max_threads, description="client threads", style=style, layout=layout)
         self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2), description="thread step", style=style, layout=layout)
         self.nodes = w.IntSlider(value=nodes, min=1, max=max_nodes, description="cluster nodes", style=style, layout=layout)
+        budgets = dict((label, value) for label, value in NODE_CPU_CHOICES)
+        if slot.node_cpu not in budgets.values():
+            budgets[f"{slot.node_cpu:g} core"] = slot.node_cpu
+        self.node_cpu = w.Dropdown(
+            options=list(budgets.items()), value=slot.node_cpu, description="CPU per node", style=style,
+            tooltip="Each node's CPU budget: a budgeted node is a small machine, so more nodes add capacity",
+        )
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
         self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
@@ -114,13 +124,14 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.node_cpu]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
                 self.status,
                 self.warning,
                 self.figure,
+                w.HTML(f"<small style='color:dimgray'>{html.escape(LIMIT_NOTE)}</small>"),
             ]
         )
 
@@ -208,6 +219,7 @@ class ControlPanel:
 
         def cluster_for(nodes: int):
             self.slot.on_change = self._say
+            self.slot.node_cpu = self.node_cpu.value  # re-budgets a running cluster in place
             info = self.slot.info_for(nodes)
             self.cluster_line.value = f"<b>cluster:</b> {html.escape(info.display)}"
             self.figure.layout.title.text = f"{html.escape(self.pattern)} · {html.escape(info.display)}"
@@ -236,7 +248,7 @@ class ControlPanel:
             )
 
         try:
-            for _row in sweep(plan, cluster_for=cluster_for, workload_for=workload_for, store=self.store, cancel=self._cancel, on_result=on_result, progress=progress):
+            for _row in sweep(plan, cluster_for=cluster_for, workload_for=workload_for, store=self.store, cancel=self._cancel, on_result=on_result, progress=progress, server_meter_for=self.slot.cpu_meter):
                 pass
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")
@@ -256,14 +268,14 @@ class ControlPanel:
         return go.FigureWidget(fig)
 
     def _draw(self, row: dict[str, Any]) -> None:
-        """Add one finished run to its (approach, nodes) line in both panels; ✕ marks client-bound points."""
+        """Add one finished run to its (approach, nodes) line in both panels; each marker says what limited it."""
         if not row.get("complete", True):
             return
-        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in self.settings), self._sweeps)
-        bound = bool(row.get("client_saturated"))
+        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in self.settings), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)
+        symbol = LIMIT_SYMBOLS[limit_kind(row.get("limit"), row.get("client_saturated"))]
         with self.figure.batch_update():
             if key not in self._traces:
-                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *key[2:-1]] + ([f"run {key[-1]}"] if key[-1] > 1 else []))
+                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *filter(None, key[2:-1])] + ([f"run {key[-1]}"] if key[-1] > 1 else []))
                 group = "/".join(map(str, key))
                 for col in (1, 2):
                     self.figure.add_trace(
@@ -278,9 +290,9 @@ class ControlPanel:
                 self.figure.data[n - 2].line.color = self.figure.data[n - 2].marker.color = _colour(len(self._traces) - 1)
             for index, value in zip(self._traces[key], (row["throughput"], row["p95_us"] / 1000.0)):
                 trace = self.figure.data[index]
-                points = sorted(zip([*trace.x, row["threads"]], [*trace.y, value], [*trace.marker.symbol, "x" if bound else "circle"]))
+                points = sorted(zip([*trace.x, row["threads"]], [*trace.y, value], [*trace.marker.symbol, symbol]))
                 trace.x, trace.y, trace.marker.symbol = (list(p) for p in zip(*points))
-        saturated = sum(bool(r.get("client_saturated")) for r in self.rows)
+        saturated = sum(limit_kind(r.get("limit"), r.get("client_saturated")) == "client" for r in self.rows)
         if saturated:
             self.warning.value = f"<span style='color:firebrick'>{html.escape(CLIENT_BOUND_WARNING.format(n=saturated, total=len(self.rows)))}</span>"
 

@@ -62,6 +62,9 @@ def test_doctor_says_how_to_get_java_when_it_is_missing(tmp_path):
         (["run", "fan-out", "--threads", "ten"], "START:STOP:STEP"),
         (["run", "fan-out", "--operations", "0"], "operations must be at least 1"),
         (["run", "fan-out", "--out", "r.xlsx"], ".csv or .parquet"),
+        (["up", "cassandra", "--node-cpu", "0"], "node_cpu is the CPU budget of each node in cores"),
+        (["run", "fan-out", "--node-cpu", "-1"], "node_cpu is the CPU budget of each node in cores"),
+        (["up", "mongodb", "--provider", "standin", "--node-cpu", "0.2"], "stand-in runs for mechanics only"),
     ],
 )
 def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):

@@ -156,3 +156,26 @@ def test_fixed_labels_reach_the_workload_and_the_rows_and_choices_split_the_line
     assert made[0][3] == {"phase": "login", "size": "small"} and made[-1][3] == {"phase": "login", "size": "large"}
     assert set(panel.results["phase"]) == {"login"} and set(panel.results["size"]) == {"small", "large"}
     assert len(panel.figure.data) == 8  # (approach, nodes, size): 4 lines x 2 panels
+
+
+def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
+    budgets_seen = []
+
+    class BudgetedCluster(FakeCluster):
+        def set_node_cpu(self, cores):
+            budgets_seen.append(cores)
+
+    def start_budgeted(n, node_cpu=None):
+        budgets_seen.append(("start", node_cpu))
+        return BudgetedCluster(n)
+
+    slot = ClusterSlot(start_budgeted)
+    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=lambda a, c, o, **k: CountingWorkload(), slot=slot, threads=(1, 1), operations=10)
+    assert panel.node_cpu.value is None
+    panel.run(wait=True)
+    panel.node_cpu.value = 0.15
+    panel.run(wait=True)
+    assert budgets_seen == [("start", None), 0.15] and slot.node_cpu == 0.15
+    panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 10.0, "p95_us": 1000, "limit": "server node1", "node_cpu": 0.15, "complete": True})
+    assert "square" in list(panel.figure.data[-1].marker.symbol)
+    assert any("0.15 core per node" in (t.name or "") for t in panel.figure.data)
