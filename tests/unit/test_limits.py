@@ -78,7 +78,8 @@ def test_rules_in_order():
     assert limit_of(client_saturated=False, client_cores_per_process=0.7, gil_wait_ms=3.4, server=busy, machine_busy=0.5)[0] == "client"
     assert limit_of(client_saturated=False, client_cores_per_process=0.2, gil_wait_ms=3.4, server=busy, machine_busy=0.5)[0] == "server node1"
     assert limit_of(client_saturated=False, server=busy, machine_busy=0.95, **common)[0] == "server node1"
-    assert limit_of(client_saturated=False, server=idle, machine_busy=0.95, **common)[0] == "none"
+    assert limit_of(client_saturated=False, server=idle, machine_busy=0.95, **common)[0] == "machine"
+    assert limit_of(client_saturated=False, server=idle, machine_busy=0.5, **common)[0] == "none"
     assert limit_of(client_saturated=False, server=unbudgeted, machine_busy=0.95, **common)[0] == "machine"
     assert limit_of(client_saturated=False, server=None, machine_busy=0.5, **common)[0] == "none"
     assert busy.per_transaction_ms(100) == {"total": 14.5, "node1": 14.5}
