@@ -32,7 +32,7 @@ OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
 CLASSROOM = dict(nodes=[1, 2, 4, 8], threads=[16, 48], processes=2, operations=2000, users=20000)
 QUICK = dict(nodes=[1, 2], threads=[8], processes=2, operations=300, users=1000)
-COLUMNS = ["engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "operations", "throughput",
+COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "operations", "throughput",
            "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "limit"]
 

@@ -96,7 +96,7 @@ class ControlPanel:
         if slot.node_cpu not in budgets.values():
             budgets[f"{slot.node_cpu:g} core"] = slot.node_cpu
         self.node_cpu = w.Dropdown(
-            options=list(budgets.items()), value=slot.node_cpu, description="CPU per node", style=style,
+            options=list(budgets.items()), index=list(budgets.values()).index(slot.node_cpu), description="CPU per node", style=style,
             tooltip="Each node's CPU budget: a budgeted node is a small machine, so more nodes add capacity",
         )
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
