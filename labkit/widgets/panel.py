@@ -23,7 +23,7 @@ from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan, sweep
-from ..results.figures import LIMIT_NOTE, LIMIT_SYMBOLS, limit_kind
+from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
 WorkloadFor = Callable[..., Any]  # (approach, cluster, operations, **choices) -> workload
 
@@ -92,13 +92,7 @@ class ControlPanel:
         self.threads = w.IntRangeSlider(value=threads, min=1, max=max_threads, description="client threads", style=style, layout=layout)
         self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2), description="thread step", style=style, layout=layout)
         self.nodes = w.IntSlider(value=nodes, min=1, max=max_nodes, description="cluster nodes", style=style, layout=layout)
-        budgets = dict((label, value) for label, value in NODE_CPU_CHOICES)
-        if slot.node_cpu not in budgets.values():
-            budgets[f"{slot.node_cpu:g} core"] = slot.node_cpu
-        self.node_cpu = w.Dropdown(
-            options=list(budgets.items()), index=list(budgets.values()).index(slot.node_cpu), description="CPU per node", style=style,
-            tooltip="Each node's CPU budget: a budgeted node is a small machine, so more nodes add capacity",
-        )
+        self.node_cpu = _NodeCpu(slot.node_cpu)  # each node's CPU budget for the next Run (cores; None = none)
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
         self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
@@ -124,14 +118,13 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.node_cpu]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
                 self.status,
                 self.warning,
                 self.figure,
-                w.HTML(f"<small style='color:dimgray'>{html.escape(LIMIT_NOTE)}</small>"),
             ]
         )
 
@@ -313,3 +306,10 @@ class ControlPanel:
 def _colour(i: int) -> str:
     palette = plotly.colors.qualitative.Plotly
     return palette[i % len(palette)]
+
+
+class _NodeCpu:
+    """The budget the next Run applies (`panel.node_cpu.value = 0.15`); a widget for it is still to come."""
+
+    def __init__(self, value: float | None):
+        self.value = value
