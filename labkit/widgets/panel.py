@@ -31,7 +31,6 @@ CLIENT_BOUND_WARNING = (
     "⚠ The Python client was the bottleneck in {n} of {total} runs (marked ✕): those points measure the "
     "client, not the database. Use fewer threads, or more client processes."
 )
-NODE_CPU_CHOICES = [("none (nodes share the machine)", None), ("0.1 core", 0.1), ("0.15 core", 0.15), ("0.25 core", 0.25), ("0.5 core", 0.5), ("1 core", 1.0)]
 
 
 def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int]:
@@ -92,7 +91,7 @@ class ControlPanel:
         self.threads = w.IntRangeSlider(value=threads, min=1, max=max_threads, description="client threads", style=style, layout=layout)
         self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2), description="thread step", style=style, layout=layout)
         self.nodes = w.IntSlider(value=nodes, min=1, max=max_nodes, description="cluster nodes", style=style, layout=layout)
-        self.node_cpu = _NodeCpu(slot.node_cpu)  # each node's CPU budget for the next Run (cores; None = none)
+        self.node_cpu = slot.node_cpu  # each node's CPU budget (cores; None = none) that the next Run applies
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
         self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
@@ -212,7 +211,7 @@ class ControlPanel:
 
         def cluster_for(nodes: int):
             self.slot.on_change = self._say
-            self.slot.node_cpu = self.node_cpu.value  # re-budgets a running cluster in place
+            self.slot.node_cpu = self.node_cpu  # re-budgets a running cluster in place
             info = self.slot.info_for(nodes)
             self.cluster_line.value = f"<b>cluster:</b> {html.escape(info.display)}"
             self.figure.layout.title.text = f"{html.escape(self.pattern)} · {html.escape(info.display)}"
@@ -307,9 +306,3 @@ def _colour(i: int) -> str:
     palette = plotly.colors.qualitative.Plotly
     return palette[i % len(palette)]
 
-
-class _NodeCpu:
-    """The budget the next Run applies (`panel.node_cpu.value = 0.15`); a widget for it is still to come."""
-
-    def __init__(self, value: float | None):
-        self.value = value

@@ -171,9 +171,9 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
 
     slot = ClusterSlot(start_budgeted)
     panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=lambda a, c, o, **k: CountingWorkload(), slot=slot, threads=(1, 1), operations=10)
-    assert panel.node_cpu.value is None
+    assert panel.node_cpu is None
     panel.run(wait=True)
-    panel.node_cpu.value = 0.15
+    panel.node_cpu = 0.15
     panel.run(wait=True)
     assert budgets_seen == [("start", None), 0.15] and slot.node_cpu == 0.15
     panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 10.0, "p95_us": 1000, "limit": "server node1", "node_cpu": 0.15, "complete": True})

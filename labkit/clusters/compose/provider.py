@@ -75,7 +75,7 @@ class ComposeCluster:
 
     def __init__(self, nodes: int = 3, *, runner: Runner = run_command, directory: Path | None = None, **options: Any):
         self.document = topology.topology(self.engine, nodes, **options)
-        self.options = {k: v for k, v in options.items() if not (k == "node_cpu" and v is None)}
+        self.options = options
         self.node_count = nodes
         self.runner = runner
         self.project = self.document["name"]
@@ -177,9 +177,7 @@ class ComposeCluster:
 
     @classmethod
     def start_from_cli(cls, nodes: int, dcs: int, node_cpu: float | None = None) -> "ComposeCluster":
-        options: dict[str, Any] = {"dcs": dcs} if cls.engine == "cassandra" else {}
-        if node_cpu is not None:
-            options["node_cpu"] = node_cpu
+        options: dict[str, Any] = {"dcs": dcs, "node_cpu": node_cpu} if cls.engine == "cassandra" else {"node_cpu": node_cpu}
         if dcs != 1 and cls.engine != "cassandra":
             raise ConfigError(f"--dcs applies to cassandra; {cls.engine} regions come from separate clusters")
         return cls(nodes, **options).start()

@@ -81,6 +81,25 @@ def detect() -> tuple[Backend | None, str]:
     return None, "; ".join(reasons) or "no cgroup cpu controller found"
 
 
+def checked(node_cpu: object) -> float | None:
+    """check_cores, and when a budget is asked for, require() now: a cluster says so before minutes of
+    start-up, not after."""
+    cores = check_cores(node_cpu)
+    if cores is not None:
+        require()
+    return cores
+
+
+def budget_processes(directory: Path, processes: dict, cores: float | None) -> None:
+    """Give each named process ({node: psutil.Process}) a budget of `cores`; None removes the cluster's
+    budgets (the processes go back to the root group). One place for every local provider."""
+    if cores is None:
+        remove(directory)
+        return
+    for node, proc in processes.items():
+        apply(directory, node, proc.pid, cores)
+
+
 def require() -> Backend:
     backend, why = detect()
     if backend is None:

@@ -158,9 +158,7 @@ class LocalCassandraCluster:
             raise ConfigError(f"dcs must be 1 or 2; got {dcs!r}")
         if dcs == 2 and nodes < 2:
             raise ConfigError("two datacenters need at least 2 nodes (one per datacenter)")
-        self.node_cpu = budgets.check_cores(node_cpu)
-        if self.node_cpu is not None:
-            budgets.require()  # say now, before minutes of start-up, when this machine cannot do it
+        self.node_cpu = budgets.checked(node_cpu)
         self.version = version
         self.dcs = dcs
         self.directory = clusters_dir() / NAME
@@ -207,32 +205,24 @@ class LocalCassandraCluster:
             raise
         return self
 
+    def _processes(self, nodes: list[CassandraNode]) -> dict[str, psutil.Process]:
+        procs = {node.name: node.process() for node in nodes}
+        return {name: proc for name, proc in procs.items() if proc is not None}
+
     def _apply_budget(self, nodes: list[CassandraNode]) -> None:
         """Put each running node of `nodes` under the cluster's CPU budget (nothing when it has none)."""
-        if self.node_cpu is None:
-            return
-        for node in nodes:
-            proc = node.process()
-            if proc is not None:
-                budgets.apply(self.directory, node.name, proc.pid, self.node_cpu)
+        if self.node_cpu is not None:
+            budgets.budget_processes(self.directory, self._processes(nodes), self.node_cpu)
 
     def set_node_cpu(self, node_cpu: float | None) -> None:
         """Change every node's CPU budget while it runs (None removes the budgets)."""
-        self.node_cpu = budgets.check_cores(node_cpu)
-        if self.node_cpu is None:
-            budgets.remove(self.directory)
-        else:
-            self._apply_budget(self.live_nodes())
+        self.node_cpu = budgets.checked(node_cpu)
+        budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu)
         self._save_state()
 
     def cpu_meter(self) -> NodeCpuMeter:
         """A meter of every live node's CPU (and throttling under a budget) for the runner."""
-        nodes = {}
-        for node in self.live_nodes():
-            proc = node.process()
-            if proc is not None:
-                nodes[node.name] = (proc, self.node_cpu, budgets.group_of(self.directory, node.name) if self.node_cpu else None)
-        return NodeCpuMeter(nodes)
+        return NodeCpuMeter.of(self.directory, self._processes(self.live_nodes()), self.node_cpu)
 
     def _refuse_if_owned_elsewhere(self) -> None:
         """A cluster another live process (a running notebook) started is not ours to reap."""

@@ -94,9 +94,7 @@ class LocalMongoCluster:
     def __init__(self, nodes: int = 2, startup_timeout: float | None = None, detached: bool = False, node_cpu: float | None = None):
         """`node_cpu`: CPU budget of each shard's mongod in cores, applied once the cluster is ready (the
         config server and mongos stay unbudgeted: they are the cluster's plumbing, not its nodes)."""
-        self.node_cpu = budgets.check_cores(node_cpu)
-        if self.node_cpu is not None:
-            budgets.require()
+        self.node_cpu = budgets.checked(node_cpu)
         self.directory = clusters_dir() / NAME
         self.procs = layout(nodes, self.directory)
         self.startup_timeout = startup_timeout or 60 + 10 * nodes
@@ -166,18 +164,12 @@ class LocalMongoCluster:
 
     def set_node_cpu(self, node_cpu: float | None) -> None:
         """Give every shard's mongod a CPU budget of `node_cpu` cores (None removes the budgets)."""
-        self.node_cpu = budgets.check_cores(node_cpu)
-        if self.node_cpu is None:
-            budgets.remove(self.directory)
-            return
-        for name, proc in self._shard_processes().items():
-            budgets.apply(self.directory, name, proc.pid, self.node_cpu)
+        self.node_cpu = budgets.checked(node_cpu)
+        budgets.budget_processes(self.directory, self._shard_processes(), self.node_cpu)
 
     def cpu_meter(self) -> NodeCpuMeter:
         """A meter of each shard's CPU for the runner."""
-        return NodeCpuMeter(
-            {name: (proc, self.node_cpu, budgets.group_of(self.directory, name) if self.node_cpu else None) for name, proc in self._shard_processes().items()}
-        )
+        return NodeCpuMeter.of(self.directory, self._shard_processes(), self.node_cpu)
 
     def _wait_port(self, proc: MongoProcess) -> None:
         def up() -> bool:

@@ -28,6 +28,11 @@ def _cpu_s(proc: psutil.Process) -> float | None:
 class NodeCpuMeter:
     """start() / stop() -> ServerCpu over named node processes, each with its budget (or None)."""
 
+    @classmethod
+    def of(cls, directory: Path, processes: dict[str, psutil.Process], node_cpu: float | None) -> "NodeCpuMeter":
+        """A meter over a local cluster's node processes, each with the cluster's budget and its group."""
+        return cls({name: (proc, node_cpu, budgets.group_of(directory, name) if node_cpu else None) for name, proc in processes.items()})
+
     def __init__(self, nodes: dict[str, tuple[psutil.Process, float | None, Path | None]]):
         self.nodes = nodes  # name -> (process, budget cores, control group)
         self._cpu: dict[str, float | None] = {}
