@@ -50,12 +50,19 @@ def _ensure_chain() -> None:
         _iptables("-I", HOOK, "1", "-j", CHAIN)
 
 
-def _net_cls_root() -> Path:
-    """Where the net_cls controller (cgroup v1) is mounted; mounted at NET_CLS when it is nowhere yet."""
+def _mounted_net_cls() -> Path | None:
     for line in Path("/proc/mounts").read_text().splitlines():
         fields = line.split()
         if len(fields) > 3 and fields[2] == "cgroup" and "net_cls" in fields[3].split(","):
             return Path(fields[1])
+    return None
+
+
+def _net_cls_root() -> Path:
+    """Where the net_cls controller (cgroup v1) is mounted; mounted at NET_CLS when it is nowhere yet."""
+    mounted = _mounted_net_cls()
+    if mounted is not None:
+        return mounted
     NET_CLS.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(["mount", "-t", "cgroup", "-o", "net_cls", "net_cls", str(NET_CLS)], capture_output=True, text=True)
     if done.returncode != 0:
@@ -99,15 +106,32 @@ def cut(side_a: Iterable[str], side_b: Iterable[str], port: int = STORAGE_PORT) 
 
 def heal_all() -> None:
     """Remove every labkit partition rule (a no-op where there are none or iptables is absent)."""
-    if os.geteuid() != 0 or shutil.which("iptables") is None:
+    if os.geteuid() != 0:
         return
-    if _iptables("-n", "-L", CHAIN, check=False).returncode != 0:
+    _forget_groups()
+    if shutil.which("iptables") is None or _iptables("-n", "-L", CHAIN, check=False).returncode != 0:
         return
     _iptables("-F", CHAIN)
     for hook in (HOOK, "INPUT"):  # INPUT: where versions before 0.2 hooked the chain
         while _iptables("-D", hook, "-j", CHAIN, check=False).returncode == 0:
             pass
     _iptables("-X", CHAIN, check=False)
+
+
+def _forget_groups() -> None:
+    """Remove the sides' net_cls groups: with the rules gone their tag means nothing, so any server still
+    inside goes back to the root group first (a group with members cannot be removed)."""
+    root = _mounted_net_cls()
+    for group in root.glob("labkit-*") if root is not None else []:
+        try:
+            for pid in (group / "cgroup.procs").read_text().split():
+                try:
+                    (root / "cgroup.procs").write_text(pid)
+                except ProcessLookupError:
+                    pass  # exited meanwhile
+            group.rmdir()
+        except OSError:
+            pass  # a server exiting right now; the next heal (labkit down, the next partition) removes it
 
 
 def rules() -> list[str]:
