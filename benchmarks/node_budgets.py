@@ -1,21 +1,25 @@
-"""Index Table login on budgeted nodes: does the node slider add capacity, and what does a login cost the servers?
+"""Workloads on budgeted nodes: does the node slider add capacity, and what does a transaction cost the servers?
 
-    .venv/bin/python benchmarks/node_budgets.py            # 1, 2, 4, 8 nodes at 0.15 core each (about 15 min)
-    .venv/bin/python benchmarks/node_budgets.py --quick    # 1 and 2 nodes: checks the script, claims nothing
+    .venv/bin/python benchmarks/node_budgets.py                    # Index Table login, 1/2/4/8 nodes (about 18 min)
+    .venv/bin/python benchmarks/node_budgets.py fan-out            # Fan-out post and paginate, 4 and 8 nodes
+    .venv/bin/python benchmarks/node_budgets.py ycsb-pk            # primary-key reads/updates, 1/2/4/8 nodes
+    .venv/bin/python benchmarks/node_budgets.py index-table --quick   # small sizes: checks the script, claims nothing
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
 machine and more nodes add capacity, as in the source's experiments on separate machines. For each node
-count and approach (legacy index, SAI, lookup table) it runs the login phase at two in-flight levels with
-two client processes, and records throughput, p95, server CPU per login (all nodes together) and what
-limited each point. Writes results/node_budgets_login.{csv,md}, the figures, and
-results/node_budgets_ratios.md with the lookup table / index ratios and CPU per login per node count.
+count, approach and in-flight level (two client processes) it records throughput, p95, server CPU per
+transaction (all nodes together) and what limited each point. Writes results/node_budgets_<what>.{csv,md},
+the figures, and a ratios table: pattern / naive per node count, or for the primary-key workload, the
+throughput relative to one node.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -24,59 +28,118 @@ from pattern_sweeps import machine, save_figures  # noqa: E402
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns import index_table  # noqa: E402
+from labkit.patterns import fan_out, index_table, ycsb_a  # noqa: E402
 from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.results import SweepPlan  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
-CLASSROOM = dict(nodes=[1, 2, 4, 8], threads=[16, 48], processes=2, operations=2000, users=20000)
-QUICK = dict(nodes=[1, 2], threads=[8], processes=2, operations=300, users=1000)
 COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "operations", "throughput",
            "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "limit"]
 
 
-def ratios(df: pd.DataFrame) -> pd.DataFrame:
-    """Per node count and in-flight level: lookup table / each index (throughput), and CPU per login."""
+@dataclass(frozen=True)
+class Experiment:
+    """One benchmark: a workload module, its phases with data sizes, and the sweep's shape."""
+
+    module: Any
+    pattern: str
+    phases: list[tuple[str | None, dict[str, Any]]]
+    nodes: list[int]
+    threads: list[int]
+    operations: int
+    stem: str
+    unit: str = "tx"
+    processes: int = 2
+    warmup: dict[str, int] = field(default_factory=dict)
+
+
+FAN_OUT_SIZES = {"users": 200, "follows": 20, "posts": 10}
+CLASSROOM = {
+    "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [16, 48], 2000, "node_budgets", "login",
+                              warmup={"login": 100}),
+    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [16, 48], 1000,
+                          "node_budgets_fan_out", "page or post", warmup={"paginate": 100}),
+    "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 20000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
+                          [1, 2, 4, 8], [16, 48], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 200}),
+}
+QUICK = {
+    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [8], 300, "node_budgets_quick", "login"),
+    "fan-out": Experiment(fan_out, "fan-out", [("paginate", {"users": 40, "follows": 10, "posts": 8}), ("post", {"users": 40, "follows": 10, "posts": 8})],
+                          [2], [8], 200, "node_budgets_fan_out_quick", "page or post"),
+    "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 2000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
+                          [1, 2], [8], 600, "node_budgets_ycsb_pk_quick", "read or update"),
+}
+
+
+def pattern_ratios(df: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """Per phase, node count and in-flight level: pattern / each naive approach (throughput), and server CPU per transaction."""
     out = []
-    for (nodes, threads), group in df.groupby(["nodes", "threads"]):
+    for (phase, nodes, threads), group in df.groupby(["phase", "nodes", "threads"]):
         by = group.set_index("approach")
-        row = {"nodes": nodes, "in flight": threads * group["processes"].iloc[0]}
+        row = {"phase": phase, "nodes": nodes, "in flight": threads * group["processes"].iloc[0]}
         for a in by.index:
-            row[f"{a} logins/s"] = round(by.loc[a, "throughput"], 1)
-        for naive in ("naive/legacy", "naive/sai"):
-            if naive in by.index and "pattern" in by.index:
-                row[f"pattern/{naive.split('/')[1]}"] = round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2)
+            row[f"{a} {unit}s/s"] = round(by.loc[a, "throughput"], 1)
+        for naive in [a for a in by.index if a.startswith("naive")]:
+            if "pattern" in by.index:
+                row[f"pattern/{naive}"] = round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2)
         for a in by.index:
-            row[f"{a} server ms CPU/login"] = round(by.loc[a, "server_cpu_ms_per_tx"], 2)
+            row[f"{a} server ms CPU/{unit}"] = round(by.loc[a, "server_cpu_ms_per_tx"], 2)
         row["limits"] = ", ".join(f"{a}: {by.loc[a, 'limit']}" for a in by.index)
         out.append(row)
     return pd.DataFrame(out)
 
 
+def scaling(df: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """Per in-flight level and node count: throughput, its multiple of the smallest cluster's, and server CPU per transaction."""
+    out = []
+    for threads, group in df.groupby("threads"):
+        group = group.sort_values("nodes")
+        base = group.iloc[0]
+        for _, r in group.iterrows():
+            out.append({
+                "in flight": threads * r["processes"], "nodes": r["nodes"], f"{unit}s/s": round(r["throughput"], 1),
+                f"x of {base['nodes']} node(s)": round(r["throughput"] / base["throughput"], 2),
+                "node budgets in total (cores)": round(r["nodes"] * r["node_cpu"], 2),
+                f"server ms CPU/{unit}": round(r["server_cpu_ms_per_tx"], 2), "busiest node (share of budget)": r["node_busy_max"],
+                "machine busy": r["machine_cpu_busy"], "limit": r["limit"],
+            })
+    return pd.DataFrame(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", nargs="?", default="index-table", choices=sorted(CLASSROOM))
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     args = parser.parse_args()
-    sizes = QUICK if args.quick else CLASSROOM
-    stem = "node_budgets" + ("_quick" if args.quick else "")
-    command = ".venv/bin/python benchmarks/node_budgets.py" + (" --quick" if args.quick else "")
-    plan = SweepPlan(
-        pattern="index-table", approaches=index_table.APPROACHES, threads=sizes["threads"], nodes=sizes["nodes"],
-        operations=sizes["operations"], processes=sizes["processes"], run_options={"warmup": 100},
-    )
+    exp = (QUICK if args.quick else CLASSROOM)[args.what]
+    command = ".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
+    frames = []
     try:
-        rows = run_pattern_sweep(index_table, plan, options={"phase": "login", "users": sizes["users"]}, slot=slot)
+        for phase, sizes in exp.phases:
+            plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=exp.nodes,
+                             operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+            options = ({"phase": phase} if phase else {}) | sizes
+            df = pd.DataFrame(run_pattern_sweep(exp.module, plan, options=options, slot=slot))
+            if "phase" not in df:
+                df["phase"] = "read/update"
+            name = exp.stem + (f"_{phase}" if phase else "")
+            size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
+            title = f"{exp.pattern} {phase or ''} on nodes budgeted at {BUDGET} core each ({size_note})"
+            write(df[COLUMNS].copy(), OUT, name, title, machine(), command)
+            save_figures(df, OUT / name)
+            frames.append(df)
     finally:
         slot.stop()
-    df = pd.DataFrame(rows)
-    title = f"index-table login on nodes budgeted at {BUDGET} core each (users={sizes['users']})"
-    write(df[COLUMNS].copy(), OUT, f"{stem}_login", title, machine(), command)
-    save_figures(df, OUT / f"{stem}_login")
-    table = ratios(df)
-    write(table, OUT, f"{stem}_ratios", f"{title}: lookup table vs indexes, and server CPU per login", machine(), command)
+    df = pd.concat(frames)
+    if exp.module is ycsb_a:
+        table, what = scaling(df, exp.unit), "throughput as nodes are added, and server CPU per operation"
+    else:
+        table, what = pattern_ratios(df, exp.unit), "pattern vs naive, and server CPU per transaction"
+    write(table, OUT, f"{exp.stem}_ratios" if exp.module is not ycsb_a else f"{exp.stem}_scaling",
+          f"{exp.pattern} on nodes budgeted at {BUDGET} core each: {what}", machine(), command)
     print(table.to_string(index=False))
 
 

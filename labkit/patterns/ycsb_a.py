@@ -1,4 +1,4 @@
-"""YCSB workload A on Cassandra (50% reads, 50% updates, zipfian keys): the getting-started baseline.
+"""YCSB workload A on Cassandra (50% reads, 50% updates; zipfian keys by default, uniform on request): the getting-started baseline.
 
 Not one of the four patterns; it shows the lab's mechanics (threads, consistency levels, latency
 percentiles) on the simplest key-value workload before any pattern is introduced.
@@ -14,11 +14,14 @@ from cassandra import ConsistencyLevel
 from cassandra.query import BatchStatement, BatchType
 
 from ..engines import cassandra as cql
+from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
 
 KEYSPACE = "ycsb"
 TABLE = "usertable"
 FIELD_BYTES = 100
+DISTRIBUTIONS = ("zipfian", "uniform")
+APPROACHES = ("baseline",)
 
 
 def zipf_cumulative(n: int, theta: float = 0.99) -> list[float]:
@@ -30,16 +33,24 @@ def zipf_cumulative(n: int, theta: float = 0.99) -> list[float]:
 class YcsbA(BaseWorkload):
     """Read/update 50/50 on `records` rows of one table, at a chosen consistency level."""
 
-    def __init__(self, addresses: list[str], records: int = 1000, consistency: str = "QUORUM", replication: int = 3, read_proportion: float = 0.5):
+    def __init__(
+        self, addresses: list[str], records: int = 1000, consistency: str = "QUORUM", replication: int = 3, read_proportion: float = 0.5,
+        distribution: str = "zipfian",
+    ):
+        if distribution not in DISTRIBUTIONS:
+            raise ConfigError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}; got {distribution!r}")
+        if records < 1:
+            raise ConfigError(f"records must be at least 1; got {records}")
         self.name = f"ycsb-a/{consistency}"
         self.addresses = addresses
         self.records = records
         self.consistency = consistency
         self.replication = replication
         self.read_proportion = read_proportion
+        self.distribution = distribution
         self._session = None
         self._read = self._update = None
-        self._cum = zipf_cumulative(records)
+        self._cum = zipf_cumulative(records) if distribution == "zipfian" else None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -80,6 +91,8 @@ class YcsbA(BaseWorkload):
             s.execute(batch)
 
     def _key(self, tx: Transaction) -> int:
+        if self._cum is None:
+            return tx.rng.randrange(self.records)
         return bisect.bisect_left(self._cum, tx.rng.random() * self._cum[-1])
 
     def transaction(self, tx: Transaction) -> None:
@@ -111,3 +124,12 @@ class YcsbA(BaseWorkload):
         if self._session is not None:
             self._session.cluster.shutdown()
             self._session = None
+
+
+def workload_for(
+    approach: str, cluster: Any, operations: int, records: int = 1000, consistency: str = "QUORUM", replication: int = 3,
+    distribution: str = "zipfian",
+) -> YcsbA:
+    """Lets sweeps and benchmarks drive the baseline like a pattern (one approach, 'baseline')."""
+    return YcsbA(cluster.addresses, records=records, consistency=consistency, replication=replication, distribution=distribution)
+

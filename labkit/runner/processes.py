@@ -2,7 +2,9 @@
 
 One Python process drives only about one core's worth of Python (the GIL), so a client that must push
 more than that needs processes. Each process runs the same pool as a single-process run; their local
-barriers wait on one cross-process barrier, so every thread of every process starts together.
+barriers wait on cross-process barriers, so every thread of every process starts together. The parent
+takes part too: once every process has warmed up it opens the measured window (budgets back on, meters
+started), and only then are the workers released.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, run_pool
 from .measurements import Measurements
 
 
-def _child_main(index: int, workload: Any, spec: PoolSpec, start_barrier: Any, cancel: Any, progress: Any, results: Any) -> None:
+def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, Any], cancel: Any, progress: Any, results: Any) -> None:
     """Entry point of one worker process (spawned, so it must stay importable and top level)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides about Ctrl-C and tells us via `cancel`
     try:
@@ -29,10 +31,17 @@ def _child_main(index: int, workload: Any, spec: PoolSpec, start_barrier: Any, c
         def tick(n: int) -> None:
             progress[index] = n
 
-        outcome = run_pool(workload, spec, cancel, release_gate=start_barrier.wait, on_tick=tick)
+        warmed, start = barriers
+
+        def gate() -> None:
+            warmed.wait()  # every process has warmed up; the parent now opens the measured window
+            start.wait()
+
+        outcome = run_pool(workload, spec, cancel, release_gate=gate, on_tick=tick)
         results.put((index, outcome.to_wire()))
     except BaseException:
-        start_barrier.abort()
+        for barrier in barriers:
+            barrier.abort()
         cancel.set()
         failed = PoolOutcome(Measurements(), None, None, 0.0, 0, crash=traceback.format_exc(limit=8))
         results.put((index, failed.to_wire()))
@@ -50,17 +59,37 @@ def run_processes(
     specs: list[PoolSpec],
     user_cancel: threading.Event,
     on_tick: Callable[[int], None] | None,
+    on_warmed: Callable[[], None] | None = None,
 ) -> tuple[list[PoolOutcome], bool]:
-    """Run one pool per spec in its own spawned process; return their outcomes and whether Ctrl-C came."""
+    """Run one pool per spec in its own spawned process; return their outcomes and whether Ctrl-C came.
+    `on_warmed` runs here once every process has warmed up, before any worker is released."""
     ctx = mp.get_context("spawn")  # fork is unsafe once driver threads exist
-    start_barrier = ctx.Barrier(len(specs))
+    barriers = (ctx.Barrier(len(specs) + 1), ctx.Barrier(len(specs) + 1))  # warmed, start: the parent is a party
+    gate_errors: list[BaseException] = []
+
+    def abort() -> None:
+        for barrier in barriers:
+            barrier.abort()
+
+    def parent_gate() -> None:
+        try:
+            barriers[0].wait()
+            if on_warmed is not None:
+                on_warmed()
+            barriers[1].wait()
+        except threading.BrokenBarrierError:
+            pass  # a child failed or the run was cancelled; the loop below reports it
+        except BaseException as exc:  # opening the window failed: release nobody, stop the children
+            gate_errors.append(exc)
+            abort()
+            cancel.set()
     cancel = ctx.Event()
     progress = ctx.Array("q", len(specs), lock=False)
     results = ctx.Queue()
     procs = [
         ctx.Process(
             target=_child_main,
-            args=(i, workload, spec, start_barrier, cancel, progress, results),
+            args=(i, workload, spec, barriers, cancel, progress, results),
             name=f"labkit-client-{i}",
             daemon=True,
         )
@@ -68,6 +97,8 @@ def run_processes(
     ]
     for p in procs:
         p.start()
+    gate_thread = threading.Thread(target=parent_gate, name="labkit-window-gate", daemon=True)
+    gate_thread.start()
     outcomes: dict[int, PoolOutcome] = {}
     interrupted = False
     while len(outcomes) < len(procs):
@@ -87,14 +118,18 @@ def run_processes(
                         continue
                     except queue.Empty:
                         pass
-                    start_barrier.abort()
+                    abort()
                     cancel.set()
                     outcomes[i] = PoolOutcome(Measurements(), None, None, 0.0, 0, crash=f"client process {i} died with exit code {p.exitcode}")
             if on_tick is not None:
                 on_tick(sum(progress))
         except KeyboardInterrupt:
             interrupted = True
-            cancel.set()
+            cancel.set()  # the children finish warming up, are released and stop at once
+    abort()  # frees the gate thread if the children never reached it
+    gate_thread.join(timeout=10)
+    if gate_errors:
+        raise gate_errors[0]
     for p in procs:
         p.join(timeout=10)
         if p.is_alive():

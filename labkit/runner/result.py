@@ -133,7 +133,7 @@ class RunResult:
         """server_cpu_ms_per_tx (all nodes) and server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
         if self.server_cpu is None:
             return {"server_cpu_ms_per_tx": None}
-        per_tx = self.server_cpu.per_transaction_ms(self.count + self.warmup)  # the meter's window includes warm-up
+        per_tx = self.server_cpu.per_transaction_ms(self.count)  # the meter covers the measured window only
         cols: dict[str, Any] = {"server_cpu_ms_per_tx": round(per_tx["total"], 4) if per_tx else None}
         for node, cpu in sorted(self.server_cpu.nodes.items()):
             cols[f"server_cpu_ms_per_tx_{node}"] = round(per_tx[node], 4) if per_tx else None
@@ -157,7 +157,7 @@ class RunResult:
         for kind, text in self.error_samples.items():
             lines.append(f"  {kind} x{self.error_kinds.get(kind, 0)}: {text}")
         if self.server_cpu is not None and self.count:
-            lines.append(f"  server CPU {self.server_cpu.per_transaction_ms(self.count + self.warmup)['total']:.2f} ms per transaction")
+            lines.append(f"  server CPU {self.server_cpu.per_transaction_ms(self.count)['total']:.2f} ms per transaction")
         if self.limit != "none":
             lines.append(f"  limited by {self.limit}: {self.limit_note}")
         if self.verification is not None:

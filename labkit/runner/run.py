@@ -88,8 +88,10 @@ def run(
     the server's own cumulative counters (e.g. write conflicts) as {name: number}, or None where the
     server does not report them; the result's `server` holds how much each grew while the workers ran.
     `server_meter` (from the cluster, e.g. `cluster.cpu_meter()`) measures each node's CPU around the
-    same window: the result gets server CPU per transaction, and `limit` says what limited the run; a
-    meter with `unbudgeted()` lifts node CPU budgets while setup and load run (neither is measured).
+    measured window (it starts when every worker has warmed up, just before the release): the result
+    gets server CPU per transaction, and `limit` says what limited the run; a meter with `unbudgeted()`
+    lifts node CPU budgets while setup, load and warm-up run (none is measured), so a freshly started
+    JVM compiles its hot code at full speed instead of inside a budget of a fraction of a core.
     """
     validate(threads, operations, processes, target_rate, warmup)
     if not callable(getattr(workload, "transaction", None)):
@@ -102,43 +104,54 @@ def run(
     name = getattr(workload, "name", type(workload).__name__)
 
     relaxed = getattr(server_meter, "unbudgeted", None)
-    with relaxed() if callable(relaxed) else contextlib.nullcontext():  # setup and load are not measured
+    unmeasured = contextlib.ExitStack()  # budgets lifted from setup to the end of warm-up: none of it is measured
+    if callable(relaxed):
+        unmeasured.enter_context(relaxed())
+    try:
         if setup:
             workload.setup()
         if load:
             workload.load()
 
-    workers = threads * processes
-    shares = split_evenly(operations, workers)
-    warmups = split_evenly(warmup, workers)
-    specs = [
-        PoolSpec(
-            first_worker=p * threads,
-            workers_total=workers,
-            shares=shares[p * threads : (p + 1) * threads],
-            warmups=warmups[p * threads : (p + 1) * threads],
-            seed=seed,
-            policy=retry,
-            target_rate=target_rate,
-        )
-        for p in range(processes)
-    ]
-    tick = (lambda done: progress(done, operations)) if progress else None
+        workers = threads * processes
+        shares = split_evenly(operations, workers)
+        warmups = split_evenly(warmup, workers)
+        specs = [
+            PoolSpec(
+                first_worker=p * threads,
+                workers_total=workers,
+                shares=shares[p * threads : (p + 1) * threads],
+                warmups=warmups[p * threads : (p + 1) * threads],
+                seed=seed,
+                policy=retry,
+                target_rate=target_rate,
+            )
+            for p in range(processes)
+        ]
+        tick = (lambda done: progress(done, operations)) if progress else None
 
-    counters_before = _call_hook(workload, "server_counters")
-    machine = MachineCpu()
-    machine.start()
-    if server_meter is not None:
-        server_meter.start()
-    outcomes: list[PoolOutcome]
-    if processes == 1:
-        _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
-        outcome = run_pool(workload, specs[0], cancel, on_tick=tick)
-        outcomes, interrupted = [outcome], outcome.interrupted
-    else:
-        outcomes, interrupted = run_processes(workload, specs, cancel, tick)
-    machine_busy = machine.stop()
-    server_cpu = server_meter.stop() if server_meter is not None else None
+        counters_before = _call_hook(workload, "server_counters")
+        machine = MachineCpu()
+
+        def measured_window_opens() -> None:
+            """Every worker has warmed up and none is released yet: budgets back on, meters start."""
+            unmeasured.close()
+            machine.start()
+            if server_meter is not None:
+                server_meter.start()
+
+        outcomes: list[PoolOutcome]
+        if processes == 1:
+            _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
+            outcome = run_pool(workload, specs[0], cancel, release_gate=measured_window_opens, on_tick=tick)
+            outcomes, interrupted = [outcome], outcome.interrupted
+        else:
+            outcomes, interrupted = run_processes(workload, specs, cancel, tick, on_warmed=measured_window_opens)
+    finally:
+        unmeasured.close()
+    opened = any(o.release is not None for o in outcomes)
+    machine_busy = machine.stop() if opened else None
+    server_cpu = server_meter.stop() if (server_meter is not None and opened) else None
     server = _growth(counters_before, _call_hook(workload, "server_counters"))
 
     crashes = [o.crash for o in outcomes if o.crash]

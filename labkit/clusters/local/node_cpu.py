@@ -17,6 +17,11 @@ from ...runner.server_cpu import NodeCpu, ServerCpu
 from . import budgets
 
 
+SETTLED_CORES = 0.08
+"""A node this quiet is doing only its background work (measured here: an idle Cassandra 5.0 node uses
+0.03-0.05 cores; a node still compiling or flushing after a warm-up uses several times that)."""
+
+
 def _cpu_s(proc: psutil.Process) -> float | None:
     try:
         t = proc.cpu_times()
@@ -44,16 +49,33 @@ class NodeCpuMeter:
 
     @contextlib.contextmanager
     def unbudgeted(self) -> Iterator[None]:
-        """Lift the nodes' budgets for a while (loading test data is not measured, and at 0.15 core a
-        bulk load times out), then put them back, whatever happens."""
+        """Lift the nodes' budgets for a while (loading and warm-up are not measured; at 0.15 core a bulk
+        load times out, and a fresh JVM compiles its hot code far slower), then let the nodes settle
+        and put the budgets back, whatever happens."""
         groups = [(group, budget) for _proc, budget, group in self.nodes.values() if group is not None and budget]
         for group, _budget in groups:
             budgets.set_quota(group, None)
         try:
             yield
+            if groups:
+                self.settle()
         finally:
             for group, budget in groups:
                 budgets.set_quota(group, budget)
+
+    def settle(self, quiet_cores: float = SETTLED_CORES, window_s: float = 0.5, timeout_s: float = 20.0) -> float:
+        """Wait (up to `timeout_s`) until no node uses more than `quiet_cores` over `window_s`: the work a
+        warm-up queued (JIT compilation, flushes) finishes at full speed instead of inside the first
+        measured seconds. Returns the seconds waited."""
+        began = time.monotonic()
+        while time.monotonic() - began < timeout_s:
+            before = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+            time.sleep(window_s)
+            after = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+            used = [(after[n] - before[n]) / window_s for n in before if before[n] is not None and after[n] is not None]
+            if not used or max(used) <= quiet_cores:
+                break
+        return time.monotonic() - began
 
     def start(self) -> None:
         self._cpu = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
