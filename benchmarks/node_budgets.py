@@ -7,7 +7,8 @@
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
 machine and more nodes add capacity, as in the source's experiments on separate machines. For each node
-count, approach and in-flight level (two client processes) it records throughput, p95, server CPU per
+count, approach and in-flight level (two client processes), after a warm-up with the budgets lifted (a
+fresh JVM compiles its hot code far slower inside a fraction of a core), it records throughput, p95, server CPU per
 transaction (all nodes together) and what limited each point. Writes results/node_budgets_<what>.{csv,md},
 the figures, and a ratios table: pattern / naive per node count, or for the primary-key workload, the
 throughput relative to one node.
@@ -58,18 +59,21 @@ class Experiment:
 FAN_OUT_SIZES = {"users": 200, "follows": 20, "posts": 10}
 CLASSROOM = {
     "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [16, 48], 2000, "node_budgets", "login",
-                              warmup={"login": 100}),
+                              warmup={"login": 2000}),
     "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [16, 48], 1000,
-                          "node_budgets_fan_out", "page or post", warmup={"paginate": 100}),
+                          "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}),
     "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 20000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
-                          [1, 2, 4, 8], [16, 48], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 200}),
+                          [1, 2, 4, 8], [16, 48], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}),
 }
 QUICK = {
-    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [8], 300, "node_budgets_quick", "login"),
+    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [8], 300, "node_budgets_quick", "login",
+                              warmup={"login": 300}),
     "fan-out": Experiment(fan_out, "fan-out", [("paginate", {"users": 40, "follows": 10, "posts": 8}), ("post", {"users": 40, "follows": 10, "posts": 8})],
-                          [2], [8], 200, "node_budgets_fan_out_quick", "page or post"),
+                          [2], [8], 200, "node_budgets_fan_out_quick", "page or post",
+                          warmup={"paginate": 200}),
     "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 2000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
-                          [1, 2], [8], 600, "node_budgets_ycsb_pk_quick", "read or update"),
+                          [1, 2], [8], 600, "node_budgets_ycsb_pk_quick", "read or update",
+                          warmup={None: 600}),
 }
 
 
@@ -116,23 +120,29 @@ def main() -> None:
     exp = (QUICK if args.quick else CLASSROOM)[args.what]
     command = ".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
-    frames = []
+    rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
-        for phase, sizes in exp.phases:
-            plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=exp.nodes,
-                             operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-            options = ({"phase": phase} if phase else {}) | sizes
-            df = pd.DataFrame(run_pattern_sweep(exp.module, plan, options=options, slot=slot))
-            if "phase" not in df:
-                df["phase"] = "read/update"
-            name = exp.stem + (f"_{phase}" if phase else "")
-            size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
-            title = f"{exp.pattern} {phase or ''} on nodes budgeted at {BUDGET} core each ({size_note})"
-            write(df[COLUMNS].copy(), OUT, name, title, machine(), command)
-            save_figures(df, OUT / name)
-            frames.append(df)
+        for nodes in exp.nodes:  # every phase on one cluster before the next size: its JVMs are warm by then
+            for phase, sizes in exp.phases:
+                plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=[nodes],
+                                 operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+                options = ({"phase": phase} if phase else {}) | sizes
+                rows[phase].extend(run_pattern_sweep(exp.module, plan, options=options, slot=slot))
     finally:
         slot.stop()
+    frames = []
+    for phase, sizes in exp.phases:
+        df = pd.DataFrame(rows[phase])
+        if df.empty:
+            continue
+        if "phase" not in df:
+            df["phase"] = "read/update"
+        name = exp.stem + (f"_{phase}" if phase else "")
+        size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        title = f"{exp.pattern} {phase or ''} on nodes budgeted at {BUDGET} core each ({size_note}; warm-up {exp.warmup.get(phase, 0)} unbudgeted)"
+        write(df[COLUMNS].copy(), OUT, name, title, machine(), command)
+        save_figures(df, OUT / name)
+        frames.append(df)
     df = pd.concat(frames)
     if exp.module is ycsb_a:
         table, what = scaling(df, exp.unit), "throughput as nodes are added, and server CPU per operation"

@@ -51,7 +51,7 @@ def run_pattern_sweep(
 
 def _sweep(module: Any, plan: SweepPlan, slot: ClusterSlot, options: dict[str, Any], extra: dict[str, Any], store: Any, echo: Callable[[str], None]):
     workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options, **extra)  # noqa: E731
-    for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter):
+    for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter, echo=echo):
         cpu = row.get("server_cpu_ms_per_tx")
         echo(
             f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "

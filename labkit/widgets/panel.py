@@ -240,7 +240,7 @@ class ControlPanel:
             )
 
         try:
-            for _row in sweep(plan, cluster_for=cluster_for, workload_for=workload_for, store=self.store, cancel=self._cancel, on_result=on_result, progress=progress, server_meter_for=self.slot.cpu_meter):
+            for _row in sweep(plan, cluster_for=cluster_for, workload_for=workload_for, store=self.store, cancel=self._cancel, on_result=on_result, progress=progress, server_meter_for=self.slot.cpu_meter, echo=lambda text: self._say(text, "darkorange")):
                 pass
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")

@@ -97,3 +97,32 @@ def test_budgets_on_a_machine_without_cgroups_say_what_works_instead(monkeypatch
     with pytest.raises(ConfigError, match="cores"):
         LocalCassandraCluster(nodes=1, node_cpu=0)
     LocalCassandraCluster(nodes=1)  # no budget asked: nothing to refuse
+
+
+def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatch):
+    import importlib
+
+    sweep_module = importlib.import_module("labkit.results.sweep")
+    from labkit.results import SweepPlan
+
+    def plan(threads, processes):
+        return SweepPlan(pattern="p", approaches=["naive"], threads=threads, operations=1000, processes=processes)
+
+    monkeypatch.setattr(sweep_module, "cores_available", lambda: 4)
+    assert plan([4, 16], 1).client_advice() is None
+    advice = plan([8, 48], 1).client_advice()
+    assert "48 threads per client process" in advice and "processes=3 with 16 threads each" in advice
+    assert "processes=4" in plan([64], 2).client_advice()
+    monkeypatch.setattr(sweep_module, "cores_available", lambda: 2)
+    assert "would not help" in plan([48], 2).client_advice()
+    echoed = []
+    list(sweep_module.sweep(plan([48], 2), cluster_for=lambda n: None, workload_for=None, echo=echoed.append, cancel=_set_event()))
+    assert echoed and "would not help" in echoed[0]
+
+
+def _set_event():
+    import threading
+
+    event = threading.Event()
+    event.set()
+    return event
