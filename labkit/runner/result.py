@@ -130,11 +130,16 @@ class RunResult:
         return row
 
     def _server_cpu_columns(self) -> dict[str, Any]:
-        """server_cpu_ms_per_tx (all nodes) and server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
+        """server_cpu_ms_per_tx (all nodes), server_cpu_ms_per_tx_net (above the idle background, where the
+        meter measured it), server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
         if self.server_cpu is None:
             return {"server_cpu_ms_per_tx": None}
         per_tx = self.server_cpu.per_transaction_ms(self.count)  # the meter covers the measured window only
         cols: dict[str, Any] = {"server_cpu_ms_per_tx": round(per_tx["total"], 4) if per_tx else None}
+        net = self.server_cpu.net_per_transaction_ms(self.count)
+        if net is not None:
+            cols["server_cpu_ms_per_tx_net"] = round(net, 4)
+            cols["server_idle_cores"] = round(sum(self.server_cpu.idle_cores.values()), 4)
         for node, cpu in sorted(self.server_cpu.nodes.items()):
             cols[f"server_cpu_ms_per_tx_{node}"] = round(per_tx[node], 4) if per_tx else None
             cols[f"server_cpu_s_{node}"] = round(cpu.cpu_s, 4)

@@ -31,6 +31,9 @@ class ServerCpu:
 
     wall_s: float
     nodes: dict[str, NodeCpu] = field(default_factory=dict)
+    idle_cores: dict[str, float] = field(default_factory=dict)
+    """Each node's CPU rate just before the window, with no client load (its own background work:
+    gossip, timers, garbage collection); empty when the meter did not measure it."""
 
     @property
     def total_s(self) -> float:
@@ -44,6 +47,15 @@ class ServerCpu:
         out = {"total": 1000.0 * self.total_s / transactions}
         out.update({name: 1000.0 * n.cpu_s / transactions for name, n in self.nodes.items()})
         return out
+
+    def net_per_transaction_ms(self, transactions: int) -> float | None:
+        """CPU milliseconds per transaction above the nodes' idle background (None without an idle
+        reading): what the transactions themselves cost, which an idle node's steady background would
+        otherwise inflate more the more nodes there are."""
+        if transactions <= 0 or not self.idle_cores or set(self.idle_cores) < set(self.nodes):
+            return None
+        idle_s = sum(self.idle_cores[name] for name in self.nodes) * self.wall_s
+        return max(0.0, 1000.0 * (self.total_s - idle_s) / transactions)
 
     def busiest(self) -> tuple[str, float] | None:
         """(node, fraction of its budget used) of the busiest budgeted node."""

@@ -126,3 +126,11 @@ def _set_event():
     event = threading.Event()
     event.set()
     return event
+
+
+def test_cpu_per_transaction_above_the_idle_background():
+    reading = ServerCpu(10.0, {"node1": NodeCpu(1.0, 0.15), "node2": NodeCpu(0.6, 0.15)}, idle_cores={"node1": 0.04, "node2": 0.04})
+    assert reading.per_transaction_ms(100)["total"] == 16.0
+    assert abs(reading.net_per_transaction_ms(100) - 8.0) < 1e-9  # 1.6 s used, 0.8 s of it idle background
+    assert ServerCpu(10.0, {"node1": NodeCpu(1.0, 0.15)}).net_per_transaction_ms(100) is None  # no idle reading: no guess
+    assert ServerCpu(10.0, {"node1": NodeCpu(0.1, 0.15)}, idle_cores={"node1": 0.05}).net_per_transaction_ms(100) == 0.0

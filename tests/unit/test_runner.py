@@ -111,8 +111,9 @@ def test_cancellation_stops_a_paced_run_waiting_for_its_turn():
 
 def test_cancellation_of_processes_returns_partial_result():
     cancel = threading.Event()
-    threading.Timer(1.5, cancel.set).start()
-    r = run(CountingWorkload(sleep_s=0.01), threads=2, processes=2, operations=100_000, cancel=cancel)
+    # cancel once transactions are being measured (spawning processes can take seconds on a busy machine)
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, processes=2, operations=100_000, cancel=cancel,
+            progress=lambda done, _total: cancel.set() if done > 0 else None)
     assert not r.complete and 0 < r.count < 100_000
 
 

@@ -43,6 +43,7 @@ class NodeCpuMeter:
         self._cpu: dict[str, float | None] = {}
         self._throttled: dict[str, float] = {}
         self._t0 = 0.0
+        self.idle_cores: dict[str, float] = {}  # each node's CPU rate once settled, with no client load
 
     def _throttled_s(self, group: Path | None) -> float:
         return budgets.throttling(group)["throttled_s"] if group is not None else 0.0
@@ -63,17 +64,20 @@ class NodeCpuMeter:
             for group, budget in groups:
                 budgets.set_quota(group, budget)
 
-    def settle(self, quiet_cores: float = SETTLED_CORES, window_s: float = 0.5, timeout_s: float = 20.0) -> float:
+    def settle(self, quiet_cores: float = SETTLED_CORES, window_s: float = 1.0, timeout_s: float = 20.0) -> float:
         """Wait (up to `timeout_s`) until no node uses more than `quiet_cores` over `window_s`: the work a
         warm-up queued (JIT compilation, flushes) finishes at full speed instead of inside the first
-        measured seconds. Returns the seconds waited."""
+        measured seconds. The last window's rates are the nodes' idle background (`idle_cores`), which
+        the measured window's reading subtracts for the CPU the transactions themselves cost. Returns
+        the seconds waited."""
         began = time.monotonic()
         while time.monotonic() - began < timeout_s:
             before = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
             time.sleep(window_s)
             after = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
-            used = [(after[n] - before[n]) / window_s for n in before if before[n] is not None and after[n] is not None]
-            if not used or max(used) <= quiet_cores:
+            used = {n: (after[n] - before[n]) / window_s for n in before if before[n] is not None and after[n] is not None}
+            if not used or max(used.values()) <= quiet_cores:
+                self.idle_cores = used
                 break
         return time.monotonic() - began
 
@@ -90,4 +94,4 @@ class NodeCpuMeter:
             if before is None or after is None:
                 continue  # a node killed during the run (a fault lesson): no reading for it
             out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0))
-        return ServerCpu(wall_s=wall, nodes=out)
+        return ServerCpu(wall_s=wall, nodes=out, idle_cores=dict(self.idle_cores))
