@@ -36,7 +36,7 @@ from labkit.results import SweepPlan  # noqa: E402
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
 COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "operations", "throughput",
-           "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "node_busy_max", "client_cpu_cores",
+           "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "limit"]
 
 
@@ -90,6 +90,9 @@ def pattern_ratios(df: pd.DataFrame, unit: str) -> pd.DataFrame:
                 row[f"pattern/{naive}"] = round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2)
         for a in by.index:
             row[f"{a} server ms CPU/{unit}"] = round(by.loc[a, "server_cpu_ms_per_tx"], 2)
+        if "server_cpu_ms_per_tx_net" in by:
+            for a in by.index:
+                row[f"{a} above idle"] = round(by.loc[a, "server_cpu_ms_per_tx_net"], 2)
         row["limits"] = ", ".join(f"{a}: {by.loc[a, 'limit']}" for a in by.index)
         out.append(row)
     return pd.DataFrame(out)
@@ -106,7 +109,9 @@ def scaling(df: pd.DataFrame, unit: str) -> pd.DataFrame:
                 "in flight": threads * r["processes"], "nodes": r["nodes"], f"{unit}s/s": round(r["throughput"], 1),
                 f"x of {base['nodes']} node(s)": round(r["throughput"] / base["throughput"], 2),
                 "node budgets in total (cores)": round(r["nodes"] * r["node_cpu"], 2),
-                f"server ms CPU/{unit}": round(r["server_cpu_ms_per_tx"], 2), "busiest node (share of budget)": r["node_busy_max"],
+                f"server ms CPU/{unit}": round(r["server_cpu_ms_per_tx"], 2),
+                "above idle": round(r["server_cpu_ms_per_tx_net"], 2) if "server_cpu_ms_per_tx_net" in r else None,
+                "busiest node (share of budget)": r["node_busy_max"],
                 "machine busy": r["machine_cpu_busy"], "limit": r["limit"],
             })
     return pd.DataFrame(out)
@@ -140,7 +145,7 @@ def main() -> None:
         name = exp.stem + (f"_{phase}" if phase else "")
         size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
         title = f"{exp.pattern} {phase or ''} on nodes budgeted at {BUDGET} core each ({size_note}; warm-up {exp.warmup.get(phase, 0)} unbudgeted)"
-        write(df[COLUMNS].copy(), OUT, name, title, machine(), command)
+        write(df[[c for c in COLUMNS if c in df]].copy(), OUT, name, title, machine(), command)
         save_figures(df, OUT / name)
         frames.append(df)
     df = pd.concat(frames)

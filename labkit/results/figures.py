@@ -65,8 +65,8 @@ def _title(kind: str, df: pd.DataFrame) -> str:
 def _finish(fig: go.Figure, df: pd.DataFrame) -> go.Figure:
     """Say under the plot what the markers mean (what limited each point), and leave room for that line."""
     client = (limit_kinds(df) == "client").any()
-    fig.add_annotation(text=LIMIT_NOTE, xref="paper", yref="paper", x=0, y=-0.18, showarrow=False, font=dict(size=11, color="firebrick" if client else "dimgray"))
-    fig.update_layout(margin=dict(b=90))
+    fig.add_annotation(text=LIMIT_NOTE, xref="paper", yref="paper", x=0, y=-0.27, showarrow=False, font=dict(size=11, color="firebrick" if client else "dimgray"))
+    fig.update_layout(margin=dict(b=110))  # below the x-axis title, not over it
     return fig
 
 
