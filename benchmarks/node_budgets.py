@@ -127,12 +127,15 @@ def main() -> None:
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
-        for nodes in exp.nodes:  # every phase on one cluster before the next size: its JVMs are warm by then
-            for phase, sizes in exp.phases:
-                plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=[nodes],
-                                 operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-                options = ({"phase": phase} if phase else {}) | sizes
-                rows[phase].extend(run_pattern_sweep(exp.module, plan, options=options, slot=slot))
+        for nodes, (phase, sizes) in ((n, p) for n in exp.nodes for p in exp.phases):  # all phases on one cluster size
+            plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=[nodes],
+                             operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+            options = ({"phase": phase} if phase else {}) | sizes
+            measured = run_pattern_sweep(exp.module, plan, options=options, slot=slot)
+            rows[phase].extend(measured)
+            if not all(r.get("complete", True) for r in measured):  # Ctrl-C: keep what was measured, run no more
+                print("interrupted: writing the runs measured so far")
+                break
     finally:
         slot.stop()
     frames = []

@@ -33,6 +33,10 @@ CLIENT_BOUND_WARNING = (
 )
 
 
+# 0.0 stands for "no budget": a dropdown whose value is None shows no selection at all
+NODE_CPU_CHOICES = [("none (shared cores)", 0.0), ("0.1 core", 0.1), ("0.15 core", 0.15), ("0.25 core", 0.25), ("0.5 core", 0.5), ("1 core", 1.0)]
+
+
 def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int]:
     """Threads from the range slider: low, low+step, ... and always `high` itself, each rounded up to a
     multiple of `multiple` (a workload that splits threads between two regions needs even counts)."""
@@ -91,7 +95,11 @@ class ControlPanel:
         self.threads = w.IntRangeSlider(value=threads, min=1, max=max_threads, description="client threads", style=style, layout=layout)
         self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2), description="thread step", style=style, layout=layout)
         self.nodes = w.IntSlider(value=nodes, min=1, max=max_nodes, description="cluster nodes", style=style, layout=layout)
-        self.node_cpu = slot.node_cpu  # each node's CPU budget (cores; None = none) that the next Run applies
+        self.cpu_per_node = w.Dropdown(
+            options=list(NODE_CPU_CHOICES), description="CPU per node", style=style,
+            tooltip="Each node's CPU budget: a budgeted node is a small machine of its own, so more nodes add capacity",
+        )
+        self.node_cpu = slot.node_cpu
         self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
         self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
@@ -117,7 +125,7 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
@@ -128,6 +136,22 @@ class ControlPanel:
         )
 
     # ---- what a notebook calls -------------------------------------------------------------------
+
+    @property
+    def node_cpu(self) -> float | None:
+        """Each node's CPU budget (cores; None = none) that the next Run applies: the "CPU per node" control."""
+        return self.cpu_per_node.value or None
+
+    @node_cpu.setter
+    def node_cpu(self, cores: float | None) -> None:
+        if cores is not None:
+            from ..clusters.local.budgets import check_cores
+
+            check_cores(cores)
+        value = float(cores or 0.0)
+        if value not in [v for _label, v in self.cpu_per_node.options]:
+            self.cpu_per_node.options = [*self.cpu_per_node.options, (f"{value:g} core", value)]
+        self.cpu_per_node.value = value
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

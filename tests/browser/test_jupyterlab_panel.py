@@ -1,6 +1,6 @@
 """A student's path through a real browser: JupyterLab serves 02_index_table.ipynb, Chromium (Debian's,
-driven by Playwright) runs every cell, clicks Run on the login panel and waits for the live figure to
-gain the new points of both approaches. The screenshot lands in build/test-artifacts/."""
+driven by Playwright) runs every cell, picks 0.15 core in the login panel's "CPU per node" control,
+clicks Run and waits for the live figure to gain the new, budgeted points of every approach. The screenshot lands in build/test-artifacts/."""
 
 from __future__ import annotations
 
@@ -129,6 +129,9 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             figure = login_panel.locator(".js-plotly-plot")
             before = figure.locator(".scatterlayer .trace .points path").count()
             assert before == RUNS_PER_SWEEP * 2  # each run is a point in the throughput and the latency panel
+            cpu_per_node = login_panel.locator(".widget-dropdown", has_text="CPU per node").locator("select")
+            assert cpu_per_node.evaluate("el => el.options[el.selectedIndex].text").startswith("none")
+            cpu_per_node.select_option(label="0.15 core")  # the second sweep runs on budgeted nodes
             login_panel.locator("button", has_text="Run").click()
             page.wait_for_function(
                 "([el, n]) => el.querySelectorAll('.scatterlayer .trace .points path').length >= n",
@@ -137,8 +140,9 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             )
             legend = " ".join(figure.locator(".legendtext").all_text_contents())
             assert "naive/legacy" in legend and "naive/sai" in legend and "pattern" in legend, legend
+            assert "0.15 core per node" in legend, legend  # the budgeted sweep's lines say so
             status = login_panel.locator(".widget-html").all_text_contents()
-            assert any("cassandra" in s and "1 node" in s for s in status), status  # the engine/version/provider line
+            assert any("cassandra" in s and "1 node" in s and "0.15 core per node" in s for s in status), status  # the engine/version/provider/budget line
             login_panel.screenshot(path=str(ARTIFACTS / "jupyterlab_index_table_panel.png"))
             page.screenshot(path=str(ARTIFACTS / "jupyterlab_index_table_page.png"), full_page=False)
         finally:

@@ -179,3 +179,21 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
     panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 10.0, "p95_us": 1000, "limit": "server node1", "node_cpu": 0.15, "complete": True})
     assert "square" in list(panel.figure.data[-1].marker.symbol)
     assert any("0.15 core per node" in (t.name or "") for t in panel.figure.data)
+
+
+def test_the_cpu_per_node_control_shows_a_choice_for_every_budget():
+    slot = ClusterSlot(lambda n, node_cpu=None: FakeCluster(n))
+    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=lambda a, c, o, **k: CountingWorkload(), slot=slot, threads=(1, 1), operations=10)
+    assert panel.cpu_per_node.label.startswith("none") and panel.node_cpu is None  # a visible choice, not a blank dropdown
+    panel.cpu_per_node.value = 0.25  # what a student's click does
+    assert panel.node_cpu == 0.25
+    panel.node_cpu = 0.3  # a budget outside the list becomes a choice of its own
+    assert panel.cpu_per_node.label == "0.3 core" and panel.node_cpu == 0.3
+    panel.node_cpu = None
+    assert panel.cpu_per_node.label.startswith("none")
+    import pytest
+
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="cores"):
+        panel.node_cpu = -1
