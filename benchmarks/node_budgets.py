@@ -57,6 +57,7 @@ class Experiment:
 
 
 FAN_OUT_SIZES = {"users": 200, "follows": 20, "posts": 10}
+FAN_OUT_QUICK = {"users": 40, "follows": 10, "posts": 8}
 CLASSROOM = {
     "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [16, 48], 2000, "node_budgets", "login",
                               warmup={"login": 2000}),
@@ -68,7 +69,7 @@ CLASSROOM = {
 QUICK = {
     "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [8], 300, "node_budgets_quick", "login",
                               warmup={"login": 300}),
-    "fan-out": Experiment(fan_out, "fan-out", [("paginate", {"users": 40, "follows": 10, "posts": 8}), ("post", {"users": 40, "follows": 10, "posts": 8})],
+    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_QUICK), ("post", FAN_OUT_QUICK)],
                           [2], [8], 200, "node_budgets_fan_out_quick", "page or post",
                           warmup={"paginate": 200}),
     "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 2000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
@@ -152,12 +153,11 @@ def main() -> None:
         save_figures(df, OUT / name)
         frames.append(df)
     df = pd.concat(frames)
-    if exp.module is ycsb_a:
-        table, what = scaling(df, exp.unit), "throughput as nodes are added, and server CPU per operation"
+    if exp.module is ycsb_a:  # no pattern to compare with: how throughput grows with the cluster
+        table, suffix, what = scaling(df, exp.unit), "scaling", "throughput as nodes are added, and server CPU per operation"
     else:
-        table, what = pattern_ratios(df, exp.unit), "pattern vs naive, and server CPU per transaction"
-    write(table, OUT, f"{exp.stem}_ratios" if exp.module is not ycsb_a else f"{exp.stem}_scaling",
-          f"{exp.pattern} on nodes budgeted at {BUDGET} core each: {what}", machine(), command)
+        table, suffix, what = pattern_ratios(df, exp.unit), "ratios", "pattern vs naive, and server CPU per transaction"
+    write(table, OUT, f"{exp.stem}_{suffix}", f"{exp.pattern} on nodes budgeted at {BUDGET} core each: {what}", machine(), command)
     print(table.to_string(index=False))
 
 

@@ -132,4 +132,3 @@ def workload_for(
 ) -> YcsbA:
     """Lets sweeps and benchmarks drive the baseline like a pattern (one approach, 'baseline')."""
     return YcsbA(cluster.addresses, records=records, consistency=consistency, replication=replication, distribution=distribution)
-

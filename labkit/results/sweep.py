@@ -84,12 +84,13 @@ class SweepPlan:
             return None
         cores = cores_available()
         most = max(crowded)
-        needed = -(-most * self.processes // THREADS_PER_PROCESS)  # same in flight, at most 16 threads each
+        in_flight = most * self.processes
         head = (f"{most} threads per client process (x {self.processes} process(es)) is more than one Python process drives well "
                 f"(about {THREADS_PER_PROCESS}); ")
         if self.processes < cores:
-            return head + (f"points with more threads may measure the client, not the database. Try processes={min(needed, cores)} "
-                           f"with {-(-most * self.processes // min(needed, cores))} threads each. The `limit` column will say which points the client held back.")
+            suggested = min(-(-in_flight // THREADS_PER_PROCESS), cores)  # same in flight, at most 16 threads each where cores allow
+            return head + (f"points with more threads may measure the client, not the database. Try processes={suggested} "
+                           f"with {-(-in_flight // suggested)} threads each. The `limit` column will say which points the client held back.")
         return head + (f"this machine has {cores} cores for the client and the servers together, so more processes would not help: "
                        "the `limit` column will say which points the client held back.")
 

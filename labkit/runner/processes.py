@@ -65,6 +65,9 @@ def run_processes(
     `on_warmed` runs here once every process has warmed up, before any worker is released."""
     ctx = mp.get_context("spawn")  # fork is unsafe once driver threads exist
     barriers = (ctx.Barrier(len(specs) + 1), ctx.Barrier(len(specs) + 1))  # warmed, start: the parent is a party
+    cancel = ctx.Event()
+    progress = ctx.Array("q", len(specs), lock=False)
+    results = ctx.Queue()
     gate_errors: list[BaseException] = []
 
     def abort() -> None:
@@ -83,9 +86,7 @@ def run_processes(
             gate_errors.append(exc)
             abort()
             cancel.set()
-    cancel = ctx.Event()
-    progress = ctx.Array("q", len(specs), lock=False)
-    results = ctx.Queue()
+
     procs = [
         ctx.Process(
             target=_child_main,

@@ -103,6 +103,23 @@ def run(
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)
 
+    workers = threads * processes
+    shares = split_evenly(operations, workers)
+    warmups = split_evenly(warmup, workers)
+    specs = [
+        PoolSpec(
+            first_worker=p * threads,
+            workers_total=workers,
+            shares=shares[p * threads : (p + 1) * threads],
+            warmups=warmups[p * threads : (p + 1) * threads],
+            seed=seed,
+            policy=retry,
+            target_rate=target_rate,
+        )
+        for p in range(processes)
+    ]
+    tick = (lambda done: progress(done, operations)) if progress else None
+
     relaxed = getattr(server_meter, "unbudgeted", None)
     unmeasured = contextlib.ExitStack()  # budgets lifted from setup to the end of warm-up: none of it is measured
     if callable(relaxed):
@@ -112,23 +129,6 @@ def run(
             workload.setup()
         if load:
             workload.load()
-
-        workers = threads * processes
-        shares = split_evenly(operations, workers)
-        warmups = split_evenly(warmup, workers)
-        specs = [
-            PoolSpec(
-                first_worker=p * threads,
-                workers_total=workers,
-                shares=shares[p * threads : (p + 1) * threads],
-                warmups=warmups[p * threads : (p + 1) * threads],
-                seed=seed,
-                policy=retry,
-                target_rate=target_rate,
-            )
-            for p in range(processes)
-        ]
-        tick = (lambda done: progress(done, operations)) if progress else None
 
         counters_before = _call_hook(workload, "server_counters")
         machine = MachineCpu()

@@ -52,7 +52,7 @@ class ServerCpu:
         """CPU milliseconds per transaction above the nodes' idle background (None without an idle
         reading): what the transactions themselves cost, which an idle node's steady background would
         otherwise inflate more the more nodes there are."""
-        if transactions <= 0 or not self.idle_cores or set(self.idle_cores) < set(self.nodes):
+        if transactions <= 0 or not self.nodes or not set(self.nodes) <= set(self.idle_cores):
             return None
         idle_s = sum(self.idle_cores[name] for name in self.nodes) * self.wall_s
         return max(0.0, 1000.0 * (self.total_s - idle_s) / transactions)

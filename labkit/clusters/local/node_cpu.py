@@ -72,17 +72,20 @@ class NodeCpuMeter:
         the seconds waited."""
         began = time.monotonic()
         while time.monotonic() - began < timeout_s:
-            before = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+            before = self._cpu_now()
             time.sleep(window_s)
-            after = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+            after = self._cpu_now()
             used = {n: (after[n] - before[n]) / window_s for n in before if before[n] is not None and after[n] is not None}
             if not used or max(used.values()) <= quiet_cores:
                 self.idle_cores = used
                 break
         return time.monotonic() - began
 
+    def _cpu_now(self) -> dict[str, float | None]:
+        return {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+
     def start(self) -> None:
-        self._cpu = {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+        self._cpu = self._cpu_now()
         self._throttled = {name: self._throttled_s(group) for name, (_p, _b, group) in self.nodes.items()}
         self._t0 = time.monotonic()
 
