@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/node_budgets.py                    # Index Table login, 1/2/4/8 nodes (about 18 min)
     .venv/bin/python benchmarks/node_budgets.py fan-out            # Fan-out post and paginate, 4 and 8 nodes
     .venv/bin/python benchmarks/node_budgets.py ycsb-pk            # primary-key reads/updates, 1/2/4/8 nodes
+    .venv/bin/python benchmarks/node_budgets.py period             # CFS period 10 vs 100 ms, same budget, PK mix, 1 and 4 nodes
+    .venv/bin/python benchmarks/node_budgets.py index-table-wide   # Index Table login at 4 and 8 nodes up to 192 in flight, 2 vs 4 client processes
     .venv/bin/python benchmarks/node_budgets.py index-table --quick   # small sizes: checks the script, claims nothing
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
@@ -118,11 +120,123 @@ def scaling(df: pd.DataFrame, unit: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+PERIODS_MS = [10, 100]
+
+
+def cfs_period(quick: bool, command: str) -> None:
+    """The same budget spread over a 10 ms or a 100 ms CFS period, on one cluster per size in the order
+    10, 100, 100, 10 ms (ABBA: a drift as the JVM warms up weighs on both periods alike)."""
+    from labkit.clusters.local import budgets
+
+    exp = QUICK["ycsb-pk"] if quick else CLASSROOM["ycsb-pk"]
+    phase, sizes = exp.phases[0]
+    sizes_list, threads = ([1], [8]) if quick else ([1, 4], [24])
+    slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
+    rows: list[dict[str, Any]] = []
+    try:
+        for nodes in sizes_list:
+            cluster = slot.ensure(nodes)
+            for repeat in (1, 2):
+                for period_ms in (PERIODS_MS if repeat == 1 else PERIODS_MS[::-1]):
+                    cluster.set_node_cpu(BUDGET, period_us=period_ms * 1000)
+                    for group in (budgets.group_of(cluster.directory, n.name) for n in cluster.live_nodes()):
+                        assert group is not None and budgets.budget_of(group) == (BUDGET, period_ms * 1000), budgets.budget_of(group)
+                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=threads, nodes=[nodes],
+                                     operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+                    measured = run_pattern_sweep(exp.module, plan, options=dict(sizes), slot=slot)
+                    for r in measured:
+                        r.update({"phase": "read/update", "cfs_period_ms": period_ms, "repeat": repeat})
+                    rows.extend(measured)
+                    if not all(r.get("complete", True) for r in measured):
+                        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        print("interrupted: writing the runs measured so far")
+    finally:
+        slot.stop()
+    df = pd.DataFrame(rows)
+    name = "node_budgets_cfs_period" + ("_quick" if quick else "")
+    cols = ["cfs_period_ms", "repeat"] + [c for c in COLUMNS if c in df]
+    size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    write(df[cols].copy(), OUT, name, f"primary-key mix on nodes budgeted at {BUDGET} core, CFS period 10 vs 100 ms ({size_note})", machine(), command)
+    summary = (df.groupby(["nodes", "cfs_period_ms"])
+                 .agg(throughput_min=("throughput", "min"), throughput_max=("throughput", "max"),
+                      p50_ms=("p50_us", lambda v: round(v.mean() / 1000, 1)), p95_ms=("p95_us", lambda v: round(v.mean() / 1000, 1)),
+                      p99_ms=("p99_us", lambda v: round(v.mean() / 1000, 1)), limits=("limit", lambda v: ", ".join(sorted(set(v)))))
+                 .reset_index())
+    write(summary, OUT, name + "_summary", f"CFS period 10 vs 100 ms at {BUDGET} core per node: throughput range and mean percentiles over two repeats", machine(), command)
+    print(summary.to_string(index=False))
+
+
+WIDE_CLIENTS = [(2, 48), (4, 24), (4, 48)]  # (processes, threads): 96 in flight in 2 or 4 processes, then 192
+
+
+def index_table_wide(quick: bool, command: str) -> None:
+    """Index Table login with up to 192 requests in flight (the source's MongoDB sweep went to 200
+    threads), and the same 96 in flight from 2 and from 4 client processes: if 4 processes log in
+    faster than 2, the client held the 2-process points back, whatever the `limit` column said. Each
+    point runs the approaches in order and then in reverse (a JVM still speeding up over consecutive
+    runs would otherwise favour whichever approach runs last); the ratios use both repeats' mean."""
+    exp = QUICK["index-table"] if quick else CLASSROOM["index-table"]
+    phase, sizes = exp.phases[0]
+    node_counts, clients = ([2], [(2, 4), (4, 2)]) if quick else ([4, 8], WIDE_CLIENTS)
+    slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
+    rows: list[dict[str, Any]] = []
+    try:
+        for nodes in node_counts:
+            for processes, threads in clients:
+                for repeat, order in ((1, list(exp.module.APPROACHES)), (2, list(exp.module.APPROACHES)[::-1])):
+                    plan = SweepPlan(pattern=exp.pattern, approaches=order, threads=[threads], nodes=[nodes],
+                                     operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+                    measured = run_pattern_sweep(exp.module, plan, options={"phase": phase} | sizes, slot=slot)
+                    for r in measured:
+                        r["repeat"] = repeat
+                    rows.extend(measured)
+                    if not all(r.get("complete", True) for r in measured):
+                        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        print("interrupted: writing the runs measured so far")
+    finally:
+        slot.stop()
+    df = pd.DataFrame(rows)
+    df["in_flight"] = df["threads"] * df["processes"]
+    name = "node_budgets_login_wide" + ("_quick" if quick else "")
+    size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
+    title = f"index-table login on nodes budgeted at {BUDGET} core each, up to 192 in flight, 2 vs 4 client processes ({size_note})"
+    write(df[["in_flight", "repeat"] + [c for c in COLUMNS if c in df]].copy(), OUT, name, title, machine(), command)
+    drawn = df[df["repeat"] == 2].copy()  # one line per approach; the table below holds both repeats
+    drawn["approach"] = drawn["approach"] + " · " + drawn["processes"].astype(str) + " processes"
+    drawn["threads"] = drawn["in_flight"]  # the x axis: client threads across all processes
+    save_figures(drawn, OUT / name)
+    out = []
+    for (nodes, processes, in_flight), group in df.groupby(["nodes", "processes", "in_flight"]):
+        by = group.groupby("approach").agg(throughput=("throughput", "mean"), first=("throughput", "first"), last=("throughput", "last"),
+                                           net=("server_cpu_ms_per_tx_net", "mean"), limit=("limit", lambda v: "/".join(sorted(set(v)))))
+        row = {"nodes": nodes, "client processes": processes, "in flight": in_flight}
+        for a in by.index:
+            row[f"{a} logins/s (repeats)"] = f"{by.loc[a, 'first']:.0f}, {by.loc[a, 'last']:.0f}"
+        for naive in [a for a in by.index if a.startswith("naive")]:
+            if "pattern" in by.index:
+                row[f"pattern/{naive}"] = round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2)
+        for a in by.index:
+            row[f"{a} CPU ms/login above idle"] = round(by.loc[a, "net"], 2)
+        row["limits"] = ", ".join(f"{a}: {by.loc[a, 'limit']}" for a in by.index)
+        out.append(row)
+    table = pd.DataFrame(out)
+    write(table, OUT, name + "_ratios", f"{title}: pattern vs naive", machine(), command)
+    print(table.to_string(index=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="index-table", choices=sorted(CLASSROOM))
+    parser.add_argument("what", nargs="?", default="index-table", choices=sorted(CLASSROOM) + ["period", "index-table-wide"])
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     args = parser.parse_args()
+    if args.what == "period":
+        cfs_period(args.quick, ".venv/bin/python benchmarks/node_budgets.py period" + (" --quick" if args.quick else ""))
+        return
+    if args.what == "index-table-wide":
+        index_table_wide(args.quick, ".venv/bin/python benchmarks/node_budgets.py index-table-wide" + (" --quick" if args.quick else ""))
+        return
     exp = (QUICK if args.quick else CLASSROOM)[args.what]
     command = ".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)

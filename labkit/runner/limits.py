@@ -3,9 +3,12 @@
 A figure that does not say what limited each point invites the wrong lesson (a flat curve read as "the
 pattern does not scale" when the Python client or the shared laptop was the ceiling). The rules, in order:
 - `client`: the client processes used at least 90% of the cores they can use, or a process's threads
-  queued for the interpreter lock (a probe thread waited on average at least GIL_WAIT_MS to run again
-  while the process used at least half a core; measured here: one process with 16 threads used 0.67
-  cores and its probe waited 3.4 ms, while the same threads against a throttled server waited 0.5 ms);
+  queued for the interpreter lock long enough to matter: a probe thread waited on average at least
+  GIL_WAIT_MS for the lock (its waits for a free core taken out), and that wait is at least GIL_SHARE of
+  the mean transaction latency (a transaction takes the lock at least once after each reply). Measured
+  here: one process with 16 threads against an unbudgeted node used 0.67 cores and its probe waited
+  3.4 ms on transactions of about 8 ms (it reached 0.44 of what the driver's own loop does), while
+  clients of budgeted nodes waited 0.4-2 ms on transactions of 60-300 ms;
 - `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named);
 - `machine`: at least 90% of all the machine's cores were busy (client and servers share them: with
   budgets this happens when the budgets and the client together need more cores than there are;
@@ -20,24 +23,24 @@ from .server_cpu import ServerCpu
 
 BUSY = 0.9
 GIL_WAIT_MS = 1.0
-GIL_MIN_CORES = 0.5
+GIL_SHARE = 0.1
 
 
 def limit_of(
     *,
     client_saturated: bool,
-    client_cores_per_process: float,
     gil_wait_ms: float | None,
+    transaction_ms: float | None,
     server: ServerCpu | None,
     machine_busy: float | None,
 ) -> tuple[str, str]:
-    """(limit, one sentence of evidence) for one run."""
+    """(limit, one sentence of evidence) for one run; `transaction_ms` is the mean transaction latency."""
     if client_saturated:
         return "client", "the client processes used their cores"
-    if gil_wait_ms is not None and gil_wait_ms >= GIL_WAIT_MS and client_cores_per_process >= GIL_MIN_CORES:
+    if gil_wait_ms is not None and gil_wait_ms >= GIL_WAIT_MS and transaction_ms and gil_wait_ms >= GIL_SHARE * transaction_ms:
         return "client", (
             f"client threads queued for Python's interpreter lock (a probe waited {gil_wait_ms:.1f} ms on average to run "
-            f"again; {client_cores_per_process:.2f} cores per process): add client processes"
+            f"again, on transactions of {transaction_ms:.1f} ms): add client processes"
         )
     busiest = server.busiest() if server is not None else None
     if busiest is not None and busiest[1] >= BUSY:

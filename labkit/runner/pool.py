@@ -41,6 +41,7 @@ class PoolOutcome:
     interrupted: bool = False
     crash: str | None = None
     gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock (gil_probe)
+    run_queue_ms: float | None = None  # mean wait of the probe thread for a free core
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -153,6 +154,7 @@ def run_pool(
                 cancel.set()
     cpu_seconds = time.process_time() - clock.cpu_at_release if clock.release is not None else 0.0
     gil_wait_ms = clock.probe.stop() if clock.probe is not None else None
+    run_queue_ms = clock.probe.run_queue_ms if clock.probe is not None else None
     if on_tick is not None:
         on_tick(sum(done))
     crash = None
@@ -167,4 +169,5 @@ def run_pool(
         interrupted=interrupted,
         crash=crash,
         gil_wait_ms=gil_wait_ms,
+        run_queue_ms=run_queue_ms,
     )

@@ -62,6 +62,7 @@ class RunResult:
     machine_cpu_busy: float | None  # fraction of all the machine's cores busy (client + servers + rest)
     verification: Verification | None
     client_gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock
+    client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)
     server_cpu: ServerCpu | None = None  # each node's CPU in the measured window (local providers)
     limit: str = "none"  # what limited the run: client, server nodeN, machine, none (runner.limits)
     limit_note: str = ""
@@ -114,6 +115,7 @@ class RunResult:
             "client_saturated": self.client_saturated,
             "machine_cpu_busy": None if self.machine_cpu_busy is None else round(self.machine_cpu_busy, 3),
             "client_gil_wait_ms": None if self.client_gil_wait_ms is None else round(self.client_gil_wait_ms, 3),
+            "client_run_queue_ms": None if self.client_run_queue_ms is None else round(self.client_run_queue_ms, 3),
             "limit": self.limit,
             "limit_note": self.limit_note,
             "verify_ok": None if self.verification is None else self.verification.ok,

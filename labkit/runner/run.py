@@ -167,10 +167,11 @@ def run(
     used, available, saturated, note = saturation([o.cpu_seconds for o in outcomes], wall, processes)
     waits = [o.gil_wait_ms for o in outcomes if o.gil_wait_ms is not None]
     gil_wait = max(waits) if waits else None
+    queued = [o.run_queue_ms for o in outcomes if o.run_queue_ms is not None]
     limit, limit_note = limit_of(
         client_saturated=saturated,
-        client_cores_per_process=used / processes,
         gil_wait_ms=gil_wait,
+        transaction_ms=stats.mean_us / 1000 if stats.count else None,
         server=server_cpu,
         machine_busy=machine_busy,
     )
@@ -196,6 +197,7 @@ def run(
         saturation_note=note,
         machine_cpu_busy=machine_busy,
         client_gil_wait_ms=gil_wait,
+        client_run_queue_ms=max(queued) if queued else None,
         server_cpu=server_cpu,
         limit=limit,
         limit_note=limit_note,

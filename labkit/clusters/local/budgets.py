@@ -20,10 +20,14 @@ from pathlib import Path
 from ...errors import ConfigError, NotAvailableError
 
 DEFAULT_PERIOD_US = 10_000
-"""CFS period. Measured here (Index Table login, 0.15 core per node): a 100 ms period let a node run
-flat out for 15 ms and then sit throttled for 85 ms, so p95 reached hundreds of ms and throughput
-depended on where requests fell in the period; a 10 ms period spreads the same budget evenly (at most
-8.5 ms of throttling at a time), which is closer to a slower machine than to a machine that freezes."""
+"""CFS period: the budget is a quota of CPU time per period. Measured here side by side (primary-key
+mix, 0.15 core per node, 48 in flight, order 10/100/100/10 ms on one cluster; benchmarks/results/
+node_budgets_cfs_period*.md): throughput did not depend on the period beyond the drift between runs (1
+node: 402 and 513 ops/s at 10 ms, 482 and 491 at 100 ms; 4 nodes: 477 and 746 vs 586 and 601; the
+lowest and highest were the first and the last runs), p95 was 110-145 ms at 100 ms and 138-248 ms at
+10 ms. 10 ms stays the default because every committed budgeted benchmark ran with it and the period
+does not move throughput; Docker's `--cpus` (the compose provider's `cpus:`) spreads its quota over
+100 ms, so compare local and compose tails with that in mind."""
 
 MIN_CORES = 0.01
 V1_ROOT = Path("/sys/fs/cgroup/cpu")
@@ -90,14 +94,15 @@ def checked(node_cpu: object) -> float | None:
     return cores
 
 
-def budget_processes(directory: Path, processes: dict, cores: float | None) -> None:
-    """Give each named process ({node: psutil.Process}) a budget of `cores`; None removes the cluster's
-    budgets (the processes go back to the root group). One place for every local provider."""
+def budget_processes(directory: Path, processes: dict, cores: float | None, period_us: int = DEFAULT_PERIOD_US) -> None:
+    """Give each named process ({node: psutil.Process}) a budget of `cores` per CFS period of `period_us`;
+    None removes the cluster's budgets (the processes go back to the root group). One place for every
+    local provider."""
     if cores is None:
         remove(directory)
         return
     for node, proc in processes.items():
-        apply(directory, node, proc.pid, cores)
+        apply(directory, node, proc.pid, cores, period_us)
 
 
 def require() -> Backend:
@@ -133,13 +138,21 @@ def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = D
     return group
 
 
-def set_quota(group: Path, cores: float | None, period_us: int = DEFAULT_PERIOD_US) -> None:
-    """Change the quota of an existing group in place; None lifts it (the members stay in the group)."""
+def set_quota(group: Path, cores: float | None) -> None:
+    """Change the quota of an existing group in place, keeping its CFS period; None lifts it (the members
+    stay in the group)."""
+    period_us = _period_of(group)
     quota = -1 if cores is None else max(1000, int(round(cores * period_us)))
     if (group / "cpu.cfs_quota_us").exists():
         _write(group / "cpu.cfs_quota_us", str(quota))
     else:
         _write(group / "cpu.max", f"{'max' if quota < 0 else quota} {period_us}")
+
+
+def _period_of(group: Path) -> int:
+    if (group / "cpu.cfs_period_us").exists():
+        return int(_read(group / "cpu.cfs_period_us"))
+    return int(_read(group / "cpu.max").split()[1])
 
 
 def group_of(directory: Path, node: str) -> Path | None:

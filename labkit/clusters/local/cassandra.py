@@ -214,10 +214,11 @@ class LocalCassandraCluster:
         if self.node_cpu is not None:
             budgets.budget_processes(self.directory, self._processes(nodes), self.node_cpu)
 
-    def set_node_cpu(self, node_cpu: float | None) -> None:
-        """Change every node's CPU budget while it runs (None removes the budgets)."""
+    def set_node_cpu(self, node_cpu: float | None, period_us: int = budgets.DEFAULT_PERIOD_US) -> None:
+        """Change every node's CPU budget while it runs (None removes the budgets); `period_us` is the CFS
+        period the budget is spread over (benchmarks compare periods with it)."""
         self.node_cpu = budgets.checked(node_cpu)
-        budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu)
+        budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu, period_us)
         self._save_state()
 
     def cpu_meter(self) -> NodeCpuMeter:
