@@ -1,21 +1,28 @@
-"""The runner's efficiency on a real server: labkit's threads vs the raw driver's best loop.
+"""The runner's efficiency on a real server: labkit's workers vs the raw driver's best loop.
 
-    .venv/bin/python benchmarks/runner_vs_driver.py
+    .venv/bin/python benchmarks/runner_vs_driver.py              # 1/16/32/64 in flight, 2 repeats (about 10 min)
+    .venv/bin/python benchmarks/runner_vs_driver.py --quick      # checks the script, claims nothing
 
-One local Cassandra node, 1,000 rows, primary-key reads. For each in-flight count C the runner runs C
-workers doing synchronous `session.execute` (what pattern code does), as C threads in one process and,
-for C >= 2, as C/2 threads in each of 2 processes; the raw driver keeps C requests in flight with
-`execute_concurrent_with_args` (its own callback loop, no threads). The ratio runner/raw says how much
-of the driver's best throughput the runner's thread-per-request model keeps.
+One local Cassandra node (no CPU budget), 10,000 rows, primary-key reads. The baseline is the fastest
+loop the Python driver allows: `execute_async` with each reply's callback issuing the next request, C
+requests in flight, in one process and (for C >= 2) in two processes with C/2 each. Against it, the
+runner with the same workload code (`tx.call("read", session.execute, ...)`), its C workers as threads
+or as greenlets (runner.tasks), in one process and in two. Every shape runs once per repeat, shapes
+interleaved, so drift in the shared VM hits all of them alike. The ratio runner / best loop (same process
+count) says how much of the driver's throughput the runner keeps; at 1 in flight the difference of the
+inverse throughputs is the runner's own time per transaction.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
 import platform
+import random
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +36,8 @@ from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
 from labkit.runner import BaseWorkload, run
 
-ROWS = 1000
+ROWS = 10_000
+READ = "SELECT v FROM bench.kv WHERE k = ?"
 
 
 class PkRead(BaseWorkload):
@@ -46,7 +54,7 @@ class PkRead(BaseWorkload):
 
     def open_process(self):
         self.session = cql.connect(self.addresses)
-        self.stmt = self.session.prepare("SELECT v FROM bench.kv WHERE k = ?")
+        self.stmt = self.session.prepare(READ)
 
     def close_process(self):
         self.session.cluster.shutdown()
@@ -55,75 +63,138 @@ class PkRead(BaseWorkload):
         tx.call("read", self.session.execute, self.stmt, (tx.rng.randrange(ROWS),))
 
 
-def runner_tps(addresses, threads: int, processes: int, operations: int) -> tuple[float, bool]:
+def runner_tps(addresses, in_flight: int, processes: int, workers: str, operations: int) -> float:
     w = PkRead(addresses)
     try:
-        r = run(w, threads=threads, processes=processes, operations=operations, verify=False)
+        r = run(w, threads=in_flight // processes, processes=processes, operations=operations, verify=False, workers=workers)
     finally:
         if w.session is not None:
             w.close_process()
     assert r.count == operations and r.errors == 0, r.summary()
-    return r.throughput, r.client_saturated
+    return r.throughput
 
 
-def raw_driver(session, stmt, inflight: int, operations: int) -> float:
-    import random
+def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> tuple[float, float]:
+    """`operations` reads with `in_flight` outstanding, each reply's callback issuing the next request
+    (all in the driver's IO thread). Returns (start, end) in time.monotonic()."""
+    rng = random.Random(seed)
+    issued = 0
+    replied = 0
+    lock = threading.Lock()
+    finished = threading.Event()
+    failures: list[BaseException] = []
 
-    rng = random.Random(1)
-    params = [(rng.randrange(ROWS),) for _ in range(operations)]
-    t0 = time.perf_counter()
-    results = execute_concurrent_with_args(session, stmt, params, concurrency=inflight, raise_on_first_error=True, results_generator=True)
-    n = sum(1 for ok, _ in results if ok)
-    return n / (time.perf_counter() - t0)
+    def issue() -> None:
+        future = session.execute_async(stmt, (rng.randrange(ROWS),))
+        future.add_callbacks(on_reply, on_error)
+
+    def on_reply(_rows) -> None:
+        nonlocal issued, replied
+        with lock:
+            replied += 1
+            more = issued < operations
+            if more:
+                issued += 1
+        if more:
+            issue()
+        elif replied == operations:
+            finished.set()
+
+    def on_error(exc) -> None:
+        failures.append(exc)
+        finished.set()
+
+    start = time.monotonic()
+    with lock:
+        issued = min(in_flight, operations)
+    for _ in range(min(in_flight, operations)):
+        issue()
+    finished.wait()
+    if failures:
+        raise failures[0]
+    return start, time.monotonic()
+
+
+def _best_loop_child(addresses, in_flight, operations, seed, barrier, results):
+    session = cql.connect(addresses)
+    stmt = session.prepare(READ)
+    best_loop(session, stmt, in_flight, min(operations, 2000), seed)  # warm this process's connection
+    barrier.wait()
+    results.put(best_loop(session, stmt, in_flight, operations, seed))
+    session.cluster.shutdown()
+
+
+def best_loop_processes(addresses, in_flight: int, processes: int, operations: int) -> float:
+    """The best loop in `processes` spawned processes at once (in_flight/processes each): total reads / wall."""
+    ctx = mp.get_context("spawn")
+    barrier, results = ctx.Barrier(processes), ctx.Queue()
+    share = operations // processes
+    procs = [ctx.Process(target=_best_loop_child, args=(addresses, in_flight // processes, share, i + 1, barrier, results)) for i in range(processes)]
+    for p in procs:
+        p.start()
+    spans = [results.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join()
+    return share * processes / (max(e for _, e in spans) - min(s for s, _ in spans))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--inflight", type=lambda s: [int(x) for x in s.split(",")], default=[1, 4, 16])
-    parser.add_argument("--operations", type=int, default=10000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--inflight", type=lambda s: [int(x) for x in s.split(",")], default=[1, 16, 32, 64])
+    parser.add_argument("--operations", type=int, default=20000)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
+    if args.quick:
+        args.inflight, args.operations, args.repeats = [1, 16], 2000, 1
 
-    rows = []
+    samples: dict[tuple, list[float]] = {}
     with LocalCassandraCluster(nodes=1) as cluster:
         session = cluster.session()
         cql.create_keyspace(session, "bench", 1)
         cql.execute_ddl(session, "CREATE TABLE IF NOT EXISTS bench.kv (k int PRIMARY KEY, v text)")
         ins = session.prepare("INSERT INTO bench.kv (k, v) VALUES (?, ?)")
         execute_concurrent_with_args(session, ins, [(k, "x" * 100) for k in range(ROWS)], concurrency=32)
-        stmt = session.prepare("SELECT v FROM bench.kv WHERE k = ?")
+        stmt = session.prepare(READ)
         version = cluster.info().server_version
-        raw_driver(session, stmt, 8, 3000)  # warm both paths
-        runner_tps(cluster.addresses, 8, 1, 3000)
-        for c in args.inflight:
-            shapes = [(c, 1)] + ([(c // 2, 2)] if c >= 2 else [])
-            for threads, processes in shapes:
-                runner, raw, saturated = [], [], []
-                for _ in range(args.repeats):  # interleaved so drift in the shared VM hits both alike
-                    tps, sat = runner_tps(cluster.addresses, threads, processes, args.operations)
-                    runner.append(tps)
-                    saturated.append(sat)
-                    raw.append(raw_driver(session, stmt, c, args.operations))
-                row = {
-                    "in_flight": c,
-                    "runner_threads": threads,
-                    "runner_processes": processes,
-                    "operations": args.operations,
-                    "repeats": args.repeats,
-                    "runner_tx_s_median": round(statistics.median(runner)),
-                    "raw_driver_tx_s_median": round(statistics.median(raw)),
-                    "ratio": round(statistics.median(runner) / statistics.median(raw), 2),
-                    "runner_client_saturated": any(saturated),
-                }
-                rows.append(row)
-                print(row, flush=True)
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node), labkit {__version__}"
-    report.write(
-        pd.DataFrame(rows), args.out, "runner_vs_driver", "Runner vs raw driver (primary-key reads)", machine,
-        f".venv/bin/python benchmarks/runner_vs_driver.py --inflight {','.join(map(str, args.inflight))} "
-        f"--operations {args.operations} --repeats {args.repeats}",
-    )
+        best_loop(session, stmt, 16, 5000)  # warm the server and both paths
+        runner_tps(cluster.addresses, 16, 1, "greenlets", 3000)
+        runner_tps(cluster.addresses, 16, 1, "threads", 3000)
+        for repeat in range(args.repeats):
+            for c in args.inflight:
+                for processes in [1] + ([2] if c >= 2 else []):
+                    def best(c=c, processes=processes, repeat=repeat) -> float:
+                        if processes > 1:
+                            return best_loop_processes(cluster.addresses, c, processes, args.operations)
+                        start, end = best_loop(session, stmt, c, args.operations, seed=repeat + 1)
+                        return args.operations / (end - start)
+
+                    shapes = {("best loop", processes): best}
+                    for workers in ("threads", "greenlets"):
+                        shapes[(f"runner, {workers}", processes)] = lambda workers=workers: runner_tps(cluster.addresses, c, processes, workers, args.operations)
+                    for (client, procs), measure in shapes.items():
+                        tps = measure()
+                        samples.setdefault((c, procs, client), []).append(tps)
+                        print(f"in flight {c:3d}  processes {procs}  {client:18s} {tps:8.0f} reads/s", flush=True)
+
+    rows = []
+    for (c, processes, client), values in sorted(samples.items()):
+        best = statistics.median(samples[(c, processes, "best loop")])
+        tps = statistics.median(values)
+        row = {"in_flight": c, "processes": processes, "client": client, "operations": args.operations, "repeats": len(values),
+               "reads_s_median": round(tps), "reads_s_all": ", ".join(f"{v:.0f}" for v in values),
+               "of_best_loop": round(tps / best, 2)}
+        if c == 1 and processes == 1 and client != "best loop":
+            row["extra_us_per_read"] = round(1e6 / tps - 1e6 / best, 1)
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False))
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node, no CPU budget), labkit {__version__}"
+    name = "runner_vs_driver" + ("_quick" if args.quick else "")
+    command = ".venv/bin/python benchmarks/runner_vs_driver.py" + (" --quick" if args.quick else
+                                                                  f" --inflight {','.join(map(str, args.inflight))} --operations {args.operations} --repeats {args.repeats}")
+    report.write(table, args.out, name, "Runner (threads or greenlets) vs the driver's best loop (primary-key reads)", machine, command)
     return 0
 
 

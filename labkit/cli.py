@@ -139,6 +139,7 @@ def run_pattern(
     operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
     processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
+    workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: the runner's."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
     size: list[str] = typer.Option([], "--set", help="Data size, e.g. --set users=2000 (see the pattern module's workload_for)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
@@ -159,7 +160,7 @@ def run_pattern(
         thread_counts = parse_range(threads)
         node_counts = parse_range(nodes)
         for t in thread_counts or [0]:
-            validate(t, operations, processes, None, 0)
+            validate(t, operations, processes, None, 0, *([workers] if workers else []))
         ResultsStore(out)
         module = pattern_module(pattern)
         phase = phase or module.PHASES[-1]
@@ -180,7 +181,8 @@ def run_pattern(
         for key in options:
             if key not in accepted:
                 raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")
-        plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes)
+        plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes,
+                         run_options={"workers": workers} if workers else {})
         rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)

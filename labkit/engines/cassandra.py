@@ -18,9 +18,39 @@ from cassandra.query import SimpleStatement
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from ..errors import LabkitError
+from ..runner.tasks import register_async_form
 
 SYSTEM_KEYSPACES = {"system", "system_auth", "system_distributed", "system_schema", "system_traces", "system_views", "system_virtual_schema"}
 PROTOCOL_VERSION = 5
+
+_EXECUTE_ARGS = ("query", "parameters", "timeout", "trace", "custom_payload", "execution_profile", "paging_state", "host", "execute_as")
+
+
+def async_execute(fn: Any) -> Any:
+    """The asynchronous form of `session.execute` for greenlet workers (runner.tasks): the same request
+    through `execute_async`, its reply handed over by the driver's callback. None for anything else."""
+    session = getattr(fn, "__self__", None)
+    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute":
+        return None
+
+    def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> None:
+        named = dict(zip(_EXECUTE_ARGS, args), **kwargs)  # execute and execute_async order their arguments differently
+        future = session.execute_async(**named)
+
+        def replied(_first_page: Any) -> None:
+            try:
+                result = future.result()  # the ResultSet execute() would return; done, so it does not block
+            except Exception as exc:
+                on_error(exc)
+                return
+            on_result(result)
+
+        future.add_callbacks(callback=replied, errback=on_error)
+
+    return start
+
+
+register_async_form(async_execute)
 
 
 def connect(

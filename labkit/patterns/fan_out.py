@@ -11,7 +11,6 @@ Two phases, as in the source's test: `post` (each transaction saves one activity
 from __future__ import annotations
 
 import random
-import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ from cassandra.query import PreparedStatement
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
-from ..runner import Transaction, Verification
+from ..runner import Transaction, Verification, WorkerLock
 from . import check_choice
 from .cassandra_workload import CassandraWorkload
 
@@ -118,7 +117,7 @@ class ReaderState:
     """Where one user's pagination stopped; the lock keeps one user's pages in sequence."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = WorkerLock()  # held across the page's reads: a greenlet worker must park, not block
         self.friend_offset = 0  # naive: which followed users the next page asks
         self.friend_cursor: dict[int, int] = {}  # naive: the oldest activity seen per followed user
         self.feed_cursor: tuple[int, int] | None = None  # pattern: the last row of the previous page

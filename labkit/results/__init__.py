@@ -1,6 +1,6 @@
 """Tidy results: labelled rows, sweeps, atomic CSV/Parquet files and plotly figures."""
 
-from .figures import latency_figure, throughput_figure
+from .figures import latency_figure, throughput_figure, timeline_figure
 from .metadata import METADATA_COLUMNS, run_metadata
 from .store import ResultsStore, append_rows, load
 from .sweep import SweepPlan, parse_range, sweep
@@ -17,5 +17,6 @@ __all__ = [
     "run_metadata",
     "sweep",
     "throughput_figure",
+    "timeline_figure",
     "verification_report",
 ]

@@ -38,7 +38,7 @@ LATENCY_STATS = {"mean_us": "mean", "p95_us": "p95", "p99_us": "p99"}
 
 def describe_servers(df: pd.DataFrame) -> str:
     """'cassandra 5.0.9 · provider local' for the title; stand-ins are named as what they are."""
-    servers = df.reindex(columns=["engine", "server_version", "provider", "server_label"]).fillna("").astype(str)
+    servers = df.reindex(columns=["engine", "server_version", "provider", "server_label"]).astype(object).fillna("").astype(str)
     parts = []
     for engine, version, provider, label in servers.drop_duplicates().itertuples(index=False):
         if provider == "standin":
@@ -126,4 +126,43 @@ def _mark_limits(fig: go.Figure) -> go.Figure:
             trace.marker.symbol = [LIMIT_SYMBOLS.get(k, "circle") for k in kinds]
             trace.marker.size = 9
             trace.hovertemplate = (trace.hovertemplate or "") + "<br>limited by %{customdata[0]}"
+    return fig
+
+
+TIMELINE_FIELDS = ("second", "span_s", "transactions", "errors", "p50_us", "p95_us", "p99_us")
+
+
+def timeline_frame(row: dict | pd.Series) -> pd.DataFrame:
+    """A result row's per-second timeline (its `timeline` column) as a table with throughput per second."""
+    import json
+
+    text = row.get("timeline") if hasattr(row, "get") else None
+    if not isinstance(text, str) or not text:
+        raise ConfigError("this result has no per-second timeline (rows from labkit before the timeline was kept have none); run it again")
+    frame = pd.DataFrame(json.loads(text), columns=list(TIMELINE_FIELDS))
+    frame["throughput"] = frame["transactions"] / frame["span_s"].where(frame["span_s"] > 0.05)
+    return frame
+
+
+def timeline_figure(row: dict | pd.Series, marks: list[tuple[float, str]] | None = None) -> go.Figure:
+    """Throughput and p50/p95/p99 second by second for one run (a result row), with vertical lines at
+    `marks` [(second, label)], e.g. when a node was added and when it became effective."""
+    from plotly.subplots import make_subplots
+
+    frame = timeline_frame(row)
+    labels = pd.DataFrame([dict(row)])
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("transactions / s", "latency (ms)"))
+    fig.add_trace(go.Scatter(x=frame["second"], y=frame["throughput"], mode="lines+markers", name="throughput"), row=1, col=1)
+    if frame["errors"].any():
+        fig.add_trace(go.Bar(x=frame["second"], y=frame["errors"], name="errors", marker_color="firebrick", opacity=0.5), row=1, col=1)
+    for field, dash in (("p50_us", "dot"), ("p95_us", "dash"), ("p99_us", "solid")):
+        fig.add_trace(go.Scatter(x=frame["second"], y=frame[field] / 1000, mode="lines", name=field[:3], line=dict(dash=dash)), row=2, col=1)
+    for second, label in marks or []:
+        fig.add_vline(x=second, line_dash="dot", line_color="gray", annotation_text=label, annotation_position="top left")
+    what = " · ".join(str(labels[c].iloc[0]) for c in ("pattern", "approach", "phase") if c in labels and pd.notna(labels[c].iloc[0]))
+    setup = (f"{describe_servers(labels)} · {describe_budgets(labels)} · {labels['nodes'].iloc[0] if 'nodes' in labels else '?'} node(s) · "
+             f"{labels['threads'].iloc[0] if 'threads' in labels else '?'} threads x {labels['processes'].iloc[0] if 'processes' in labels else 1} process(es)")
+    fig.update_layout(title=f"{what or labels.get('workload', pd.Series(['run'])).iloc[0]}: second by second<br><sup>{setup}</sup>",
+                      xaxis2_title="seconds since the measured window opened", height=560)
     return fig

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
 from ..runner import RunResult, run, validate
+from ..runner.run import DEFAULT_WORKERS
 from ..runner.cpu import cores_available
 from .metadata import run_metadata
 from .store import ResultsStore
@@ -69,7 +70,8 @@ class SweepPlan:
         for a in self.approaches:
             check_approach(a)
         for t in self.threads:
-            validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0))
+            validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0),
+                     self.run_options.get("workers", DEFAULT_WORKERS))
         for n in self.nodes:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ConfigError(f"node counts must be whole numbers of at least 1; got {n!r}")

@@ -6,6 +6,7 @@ from .measurements import TRANSACTION, Measurements
 from .result import LatencyStats, RunResult
 from .retry import NO_RETRIES, PROGRAMMING_ERRORS, RetryPolicy
 from .run import run, validate
+from .tasks import WorkerLock
 from .workload import BaseWorkload, Transaction, Verification, Workload
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Transaction",
     "Verification",
     "Workload",
+    "WorkerLock",
     "run",
     "split_evenly",
     "validate",

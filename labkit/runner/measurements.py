@@ -18,6 +18,9 @@ HIGHEST_US = 3_600_000_000  # one hour: anything slower is clamped and still cou
 SIGNIFICANT_DIGITS = 3
 TRANSACTION = "transaction"
 """Name of the whole-transaction latency series (each operation type has its own series too)."""
+INTENDED = "transaction from intended start"
+"""Paced runs only: each transaction's latency from when the schedule said it should start, so time spent
+waiting behind a stalled server counts (no coordinated omission); `transaction` stays the service time."""
 
 
 def new_histogram() -> HdrHistogram:

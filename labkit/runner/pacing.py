@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 import time
+from typing import Callable
 
 
 class Pacer:
@@ -17,9 +17,15 @@ class Pacer:
         self.interval = 1.0 / rate_per_worker
         self.offset = self.interval * worker_slot / workers
 
-    def wait_turn(self, k: int, release: float, cancel: threading.Event) -> bool:
-        """Sleep until transaction k is due; False when the run was cancelled meanwhile."""
-        delay = release + self.offset + k * self.interval - time.monotonic()
-        if delay > 0:
-            return not cancel.wait(delay)
-        return not cancel.is_set()
+    def due(self, k: int, release: float) -> float:
+        """When transaction k is scheduled (time.monotonic() seconds)."""
+        return release + self.offset + k * self.interval
+
+    def wait_turn(self, k: int, release: float, sleep: Callable[[float], bool]) -> float | None:
+        """Sleep (with `sleep(seconds) -> False when cancelled`) until transaction k is due; returns when it
+        was due, or None when the run was cancelled meanwhile."""
+        due = self.due(k, release)
+        delay = due - time.monotonic()
+        if delay > 0 and not sleep(delay):
+            return None
+        return due

@@ -1,4 +1,7 @@
-"""The worker threads of one process: warm-up, one barrier that releases them all, the measured loop."""
+"""The workers of one process: warm-up, one barrier that releases them all, the measured loop.
+
+Workers are threads (one blocking call in flight each) or greenlets on a hub (runner.tasks: many calls in
+flight in one thread); both run the same worker body below, so every guarantee holds for both."""
 
 from __future__ import annotations
 
@@ -7,9 +10,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import greenlet
+
 from .gil_probe import GilProbe
-from .measurements import Measurements, merged
+from .measurements import INTENDED, Measurements, merged
 from .pacing import Pacer
+from .tasks import GreenletBarrier, Hub
+from .timeline import Stamps, Timeline
 from .retry import Retrier, RetryPolicy
 from .workload import Transaction
 
@@ -27,6 +34,7 @@ class PoolSpec:
     seed: int
     policy: RetryPolicy
     target_rate: float | None  # transactions per second for the whole run
+    workers: str = "threads"  # "threads" or "greenlets" (runner.tasks)
 
 
 @dataclass
@@ -42,16 +50,19 @@ class PoolOutcome:
     crash: str | None = None
     gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock (gil_probe)
     run_queue_ms: float | None = None  # mean wait of the probe thread for a free core
+    timeline: Timeline = field(default_factory=Timeline)  # per-second counts and latency
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         data["measurements"] = self.measurements.to_wire()
+        data["timeline"] = self.timeline.to_wire()
         return data
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> "PoolOutcome":
         data = dict(wire)
         data["measurements"] = Measurements.from_wire(wire["measurements"])
+        data["timeline"] = Timeline.from_wire(wire["timeline"])
         return cls(**data)
 
 
@@ -81,9 +92,11 @@ def run_pool(
     n = len(spec.shares)
     clock = _Clock()
     per_worker = [Measurements() for _ in range(n)]
+    stamps = [Stamps() for _ in range(n)]
     done = [0] * n
     crashes: list[BaseException] = []
-    ends_lock = threading.Lock()
+    interrupted_in_worker: list[bool] = []
+    hub = Hub(cancel, helper_threads=n) if spec.workers == "greenlets" else None
 
     def release() -> None:
         if release_gate is not None:
@@ -92,14 +105,19 @@ def run_pool(
         clock.release = time.monotonic()
         clock.probe = GilProbe().start()
 
-    barrier = threading.Barrier(n, action=release)
+    if hub is None:
+        barrier: Any = threading.Barrier(n, action=release)
+        sleep: Callable[[float], bool] = lambda seconds: not cancel.wait(seconds)  # noqa: E731
+    else:
+        barrier, sleep = GreenletBarrier(n, hub, action=release), hub.sleep
     rate_per_worker = spec.target_rate / spec.workers_total if spec.target_rate else None
 
     def work(slot: int) -> None:
         worker = spec.first_worker + slot
         try:
             warm = Measurements()
-            tx = Transaction(worker, spec.workers_total, spec.seed, warm, Retrier(spec.policy, cancel, retry_sleep))
+            retrier = Retrier(spec.policy, cancel, retry_sleep or (None if hub is None else hub.sleep))
+            tx = Transaction(worker, spec.workers_total, spec.seed, warm, retrier, None if hub is None else hub.invoke)
             for k in range(spec.warmups[slot]):
                 if cancel.is_set():
                     break
@@ -114,10 +132,16 @@ def run_pool(
             pacer = Pacer(rate_per_worker, worker, spec.workers_total) if rate_per_worker else None
             release_at = clock.release
             series = m.transactions
+            intended = m.op(INTENDED) if pacer is not None else None
+            note = stamps[slot].note
             transaction = workload.transaction
             perf = time.perf_counter_ns
+            now = time.monotonic
             for k in range(spec.shares[slot]):
-                if cancel.is_set() or (pacer is not None and not pacer.wait_turn(k, release_at, cancel)):
+                if cancel.is_set():
+                    break
+                due = pacer.wait_turn(k, release_at, sleep) if pacer is not None else None
+                if pacer is not None and due is None:
                     break
                 tx.seq = k
                 start = perf()
@@ -126,32 +150,31 @@ def run_pool(
                 except Exception as exc:
                     series.errors += 1
                     m.note_error(exc)
+                    note(now(), -1)
                 else:
-                    series.record((perf() - start) // 1000)
+                    micros = (perf() - start) // 1000
+                    series.record(micros)
+                    end = now()
+                    note(end, micros)
+                    if intended is not None:  # from when it was due: a stalled server shows, not a lower rate
+                        intended.record(int((end - due) * 1_000_000))
                 done[slot] = k + 1
         except threading.BrokenBarrierError:
             pass  # another worker crashed before the start; its crash is reported
+        except KeyboardInterrupt:  # Ctrl-C reached a greenlet worker: stop everyone, keep what was measured
+            interrupted_in_worker.append(True)
+            cancel.set()
+            barrier.abort()  # workers still warming up must not wait for this one
         except BaseException as exc:  # a bug in the workload or runner: stop everyone, report it
             crashes.append(exc)
             cancel.set()
             barrier.abort()
         finally:
-            with ends_lock:
-                clock.ends.append(time.monotonic())
+            clock.ends.append(time.monotonic())
 
-    threads = [threading.Thread(target=work, args=(i,), name=f"labkit-worker-{spec.first_worker + i}", daemon=True) for i in range(n)]
-    for t in threads:
-        t.start()
-    interrupted = False
-    for t in threads:
-        while t.is_alive():
-            try:
-                t.join(TICK_SECONDS)
-                if on_tick is not None:
-                    on_tick(sum(done))
-            except KeyboardInterrupt:
-                interrupted = True
-                cancel.set()
+    interrupted = _run_threads(work, n, spec, lambda: on_tick(sum(done)) if on_tick else None, cancel) if hub is None else \
+        _run_greenlets(work, n, hub, lambda: on_tick(sum(done)) if on_tick else None)
+    interrupted = interrupted or bool(interrupted_in_worker)
     cpu_seconds = time.process_time() - clock.cpu_at_release if clock.release is not None else 0.0
     gil_wait_ms = clock.probe.stop() if clock.probe is not None else None
     run_queue_ms = clock.probe.run_queue_ms if clock.probe is not None else None
@@ -170,4 +193,28 @@ def run_pool(
         crash=crash,
         gil_wait_ms=gil_wait_ms,
         run_queue_ms=run_queue_ms,
+        timeline=Timeline.of(clock.release, stamps),
     )
+
+
+def _run_threads(work: Callable[[int], None], n: int, spec: PoolSpec, tick: Callable[[], None], cancel: threading.Event) -> bool:
+    """One thread per worker; this thread watches them and takes Ctrl-C. True when interrupted."""
+    threads = [threading.Thread(target=work, args=(i,), name=f"labkit-worker-{spec.first_worker + i}", daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    interrupted = False
+    for t in threads:
+        while t.is_alive():
+            try:
+                t.join(TICK_SECONDS)
+                tick()
+            except KeyboardInterrupt:
+                interrupted = True
+                cancel.set()
+    return interrupted
+
+
+def _run_greenlets(work: Callable[[int], None], n: int, hub: Hub, tick: Callable[[], None]) -> bool:
+    """One greenlet per worker, all on a hub in this thread. True when interrupted."""
+    workers = [greenlet.greenlet(lambda *_first_switch, slot=i: work(slot)) for i in range(n)]
+    return hub.run(workers, on_tick=tick, tick_s=TICK_SECONDS)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from typing import Any
 
-from .measurements import TRANSACTION, Measurements, Series
+from .measurements import INTENDED, TRANSACTION, Measurements, Series
 from .server_cpu import ServerCpu
+from .timeline import Timeline
 from .workload import Verification
 
 
@@ -62,6 +65,9 @@ class RunResult:
     machine_cpu_busy: float | None  # fraction of all the machine's cores busy (client + servers + rest)
     verification: Verification | None
     client_gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock
+    workers: str = "threads"  # how a process keeps transactions in flight: threads or greenlets
+    intended: LatencyStats | None = None  # paced runs: latency from each transaction's scheduled start
+    timeline: Timeline | None = None  # per-second counts and latency percentiles (runner.timeline)
     client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)
     server_cpu: ServerCpu | None = None  # each node's CPU in the measured window (local providers)
     limit: str = "none"  # what limited the run: client, server nodeN, machine, none (runner.limits)
@@ -123,6 +129,15 @@ class RunResult:
             "verify_problems": "" if self.verification is None else "; ".join(self.verification.problems),
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
         }
+        row["workers"] = self.workers
+        row["timeline"] = json.dumps([[r["second"], round(r["span_s"], 3), r["transactions"], r["errors"], r["p50_us"], r["p95_us"], r["p99_us"]]
+                                      for r in self.timeline_rows()], separators=(",", ":"))
+        row["latency_measured_as"] = (
+            "service time; intended_*: from the scheduled start" if self.target_rate else "service time (closed loop, no schedule)"
+        )
+        if self.intended is not None:
+            for name in ("mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
+                row[f"intended_{name}"] = getattr(self.intended, name)
         row.update(self._server_cpu_columns())
         for counter, growth in sorted(self.server.items()):
             row[f"server_counter_{counter}"] = growth
@@ -130,6 +145,15 @@ class RunResult:
             for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
                 row[f"{op}_{name}"] = getattr(s, name)
         return row
+
+    def timeline_rows(self) -> list[dict[str, Any]]:
+        """Per second of the measured window: transactions, errors, throughput and p50/p95/p99 (us);
+        `span_s` is how much of that second the run covered (the last one is partial)."""
+        rows = self.timeline.rows() if self.timeline is not None else []
+        for r in rows:
+            r["span_s"] = max(0.0, min(1.0, self.wall_s - r["second"]))
+            r["throughput"] = r["transactions"] / r["span_s"] if r["span_s"] > 0.05 else None
+        return rows
 
     def _server_cpu_columns(self) -> dict[str, Any]:
         """server_cpu_ms_per_tx (all nodes), server_cpu_ms_per_tx_net (above the idle background, where the
@@ -173,4 +197,10 @@ class RunResult:
 
 
 def op_stats(measurements: Measurements) -> dict[str, LatencyStats]:
-    return {name: LatencyStats.of(s) for name, s in measurements.series.items() if name != TRANSACTION}
+    return {name: LatencyStats.of(s) for name, s in measurements.series.items() if name not in (TRANSACTION, INTENDED)}
+
+
+def intended_stats(measurements: Measurements) -> LatencyStats | None:
+    """Latency from each transaction's scheduled start (paced runs only; None otherwise)."""
+    series = measurements.series.get(INTENDED)
+    return LatencyStats.of(series) if series is not None and series.count else None

@@ -13,9 +13,10 @@ from .limits import limit_of
 from .measurements import merged
 from .pool import PoolOutcome, PoolSpec, run_pool
 from .processes import run_processes
-from .result import LatencyStats, RunResult, op_stats
+from .result import LatencyStats, RunResult, intended_stats, op_stats
 from .retry import RetryPolicy
 from .server_cpu import ServerMeter
+from .timeline import Timeline
 
 ProgressCallback = Callable[[int, int], None]
 """progress(done, total): called about every 0.1 s from the thread that called run()."""
@@ -28,8 +29,17 @@ def _check_int(name: str, value: Any, minimum: int, hint: str) -> None:
         raise ConfigError(f"{name} must be at least {minimum}; got {value}. {hint}")
 
 
-def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, warmup: Any) -> None:
+WORKERS = ("threads", "greenlets")
+DEFAULT_WORKERS = "threads"
+
+
+def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, warmup: Any, workers: Any = DEFAULT_WORKERS) -> None:
     """Reject arguments that cannot describe a run, with a message that says what to pass instead."""
+    if workers not in WORKERS:
+        raise ConfigError(
+            f"workers must be 'threads' (one blocking call in flight per thread) or 'greenlets' (many calls in flight "
+            f"in one thread, through the driver's asynchronous API); got {workers!r}"
+        )
     _check_int("threads", threads, 1, "Use threads=1 or more client threads (per process).")
     _check_int("operations", operations, 1, "Use operations=1 or more transactions to measure.")
     _check_int("processes", processes, 1, "Use processes=1 (the default) or more client processes.")
@@ -72,6 +82,7 @@ def run(
     verify: bool = True,
     cleanup: bool = False,
     server_meter: ServerMeter | None = None,
+    workers: str = DEFAULT_WORKERS,
 ) -> RunResult:
     """Run `operations` transactions of `workload` on `processes` x `threads` workers.
 
@@ -92,8 +103,12 @@ def run(
     gets server CPU per transaction, and `limit` says what limited the run; a meter with `unbudgeted()`
     lifts node CPU budgets while setup, load and warm-up run (none is measured), so a freshly started
     JVM compiles its hot code at full speed instead of inside a budget of a fraction of a core.
+    `workers="greenlets"` keeps the `threads` transactions of a process in flight as greenlets on one
+    thread (runner.tasks), so a process is not held back by handing the interpreter lock between threads;
+    the workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
+    from its scheduled start (`intended`), which a stalled server cannot hide.
     """
-    validate(threads, operations, processes, target_rate, warmup)
+    validate(threads, operations, processes, target_rate, warmup, workers)
     if not callable(getattr(workload, "transaction", None)):
         raise ConfigError(
             f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
@@ -103,18 +118,19 @@ def run(
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)
 
-    workers = threads * processes
-    shares = split_evenly(operations, workers)
-    warmups = split_evenly(warmup, workers)
+    worker_count = threads * processes
+    shares = split_evenly(operations, worker_count)
+    warmups = split_evenly(warmup, worker_count)
     specs = [
         PoolSpec(
             first_worker=p * threads,
-            workers_total=workers,
+            workers_total=worker_count,
             shares=shares[p * threads : (p + 1) * threads],
             warmups=warmups[p * threads : (p + 1) * threads],
             seed=seed,
             policy=retry,
             target_rate=target_rate,
+            workers=workers,
         )
         for p in range(processes)
     ]
@@ -162,6 +178,9 @@ def run(
     ends = [o.end for o in outcomes if o.end is not None]
     wall = max(ends) - min(releases) if releases and ends else 0.0
     total = merged([o.measurements for o in outcomes])
+    timeline = Timeline()
+    for o in outcomes:
+        timeline.merge(o.timeline)
     stats = LatencyStats.of(total.transactions)
     complete = not interrupted and not cancel.is_set() and stats.count + stats.errors == operations
     used, available, saturated, note = saturation([o.cpu_seconds for o in outcomes], wall, processes)
@@ -198,6 +217,9 @@ def run(
         machine_cpu_busy=machine_busy,
         client_gil_wait_ms=gil_wait,
         client_run_queue_ms=max(queued) if queued else None,
+        workers=workers,
+        intended=intended_stats(total),
+        timeline=timeline,
         server_cpu=server_cpu,
         limit=limit,
         limit_note=limit_note,

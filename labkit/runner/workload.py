@@ -31,6 +31,8 @@ class Workload(Protocol):
     """What the runner drives. One instance serves all threads of a process, so keep per-thread state in
     `tx.worker_state` (or thread-safe driver objects). With processes > 1 the instance is pickled into
     each worker process: open driver connections lazily (or in `open_process`), never in __init__.
+    Workers may be greenlets sharing one thread (run(workers="greenlets")): state that workers share and
+    hold across `tx.call` needs a `WorkerLock`, not a threading.Lock.
     """
 
     name: str
@@ -78,9 +80,12 @@ class BaseWorkload:
 class Transaction:
     """Handed to `Workload.transaction`: which worker runs it, a seeded RNG, and timed, retried calls."""
 
-    __slots__ = ("worker", "workers", "seq", "rng", "worker_state", "measurements", "_retrier")
+    __slots__ = ("worker", "workers", "seq", "rng", "worker_state", "measurements", "_retrier", "_invoke")
 
-    def __init__(self, worker: int, workers: int, seed: int, measurements: Measurements, retrier: Retrier):
+    def __init__(
+        self, worker: int, workers: int, seed: int, measurements: Measurements, retrier: Retrier,
+        invoke: Callable[[Callable[..., Any], tuple, dict], Any] | None = None,
+    ):
         self.worker = worker
         """Global index of the worker thread (0 .. workers-1, across processes)."""
         self.workers = workers
@@ -90,15 +95,20 @@ class Transaction:
         self.worker_state: dict[str, Any] = {}
         self.measurements = measurements
         self._retrier = retrier
+        self._invoke = invoke  # how a call runs: None = directly in this thread; a hub's invoke for greenlets
 
     def call(self, op: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """Run one database operation of type `op`, retrying per the run's policy, and record its latency
-        (retries and backoff included: that is what the application waits for)."""
+        (retries and backoff included: that is what the application waits for). With greenlet workers the
+        call goes through the driver's asynchronous form where the engine module names one (e.g.
+        `session.execute` -> `execute_async`), so other workers run while this one waits."""
         series = self.measurements.op(op)
+        invoke = self._invoke
         start = perf_counter_ns()
         try:
-            result = fn(*args, **kwargs)
+            result = fn(*args, **kwargs) if invoke is None else invoke(fn, args, kwargs)
         except Exception as exc:
-            result = self._retrier.after_failure(exc, series, fn, args, kwargs)
+            again = fn if invoke is None else (lambda *a, **k: invoke(fn, a, k))
+            result = self._retrier.after_failure(exc, series, again, args, kwargs)
         series.record((perf_counter_ns() - start) // 1000)
         return result

@@ -44,3 +44,40 @@ def test_couchbase_reset_of_a_bucket_without_flush_says_how_to_enable_it():
 
     with pytest.raises(LabkitError, match=r"cannot empty Couchbase bucket 'lab'.*--enable-flush 1.*XDCR"):
         couchbase.reset(Cluster(), "lab")
+
+
+def test_greenlet_workers_send_session_execute_through_execute_async_with_the_same_arguments():
+    """execute() and execute_async() order their arguments differently; the asynchronous form names them."""
+    from cassandra.cluster import Session
+
+    from labkit.engines.cassandra import async_execute
+
+    class FakeFuture:
+        def __init__(self, outcome):
+            self.outcome = outcome
+
+        def add_callbacks(self, callback, errback):
+            if isinstance(self.outcome, Exception):
+                errback(self.outcome)
+            else:
+                callback([self.outcome])
+
+        def result(self):
+            return self.outcome
+
+    session = object.__new__(Session)  # never connected: only execute_async is called
+    calls = []
+
+    def fake_execute_async(**named):
+        calls.append(named)
+        return FakeFuture(RuntimeError("refused") if named.get("parameters") == ("bad",) else "rows")
+
+    session.execute_async = fake_execute_async
+    start = async_execute(session.execute)
+    assert start is not None and async_execute(session.prepare) is None and async_execute(print) is None
+    got = []
+    start(("SELECT 1", (7,), 5.0), {"execution_profile": "p"}, got.append, got.append)
+    assert calls[-1] == {"query": "SELECT 1", "parameters": (7,), "timeout": 5.0, "execution_profile": "p"}
+    assert got == ["rows"]
+    start(("SELECT 1", ("bad",)), {}, got.append, got.append)
+    assert isinstance(got[-1], RuntimeError)

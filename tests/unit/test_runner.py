@@ -11,6 +11,9 @@ from fakes import CountingWorkload, NoopWorkload
 from labkit.errors import ConfigError, LabkitError
 from labkit.runner import BaseWorkload, RetryPolicy, run, split_evenly
 
+WORKERS = pytest.mark.parametrize("workers", ["threads", "greenlets"])
+"""Every runner guarantee holds for both ways of keeping transactions in flight."""
+
 
 @pytest.mark.parametrize("total,parts", [(1000, 7), (10, 3), (5, 8), (1, 1), (100, 100)])
 def test_split_evenly_is_exact_and_fair(total, parts):
@@ -20,9 +23,10 @@ def test_split_evenly_is_exact_and_fair(total, parts):
     assert max(shares) - min(shares) <= 1
 
 
-def test_thousand_over_seven_threads_runs_exactly_the_shares():
+@WORKERS
+def test_thousand_over_seven_threads_runs_exactly_the_shares(workers):
     w = CountingWorkload()
-    r = run(w, threads=7, operations=1000)
+    r = run(w, workers=workers, threads=7, operations=1000)
     assert r.complete and r.count == 1000 and r.errors == 0
     assert sorted(w.per_worker.values()) == [142] + [143] * 6
     assert r.ops["noop"].count == 1000
@@ -48,9 +52,10 @@ class SlowWarmup(CountingWorkload):
         super().transaction(tx)
 
 
-def test_barrier_releases_all_workers_together_after_warmup():
+@WORKERS
+def test_barrier_releases_all_workers_together_after_warmup(workers):
     w = SlowWarmup()
-    r = run(w, threads=4, operations=40, warmup=4)
+    r = run(w, workers=workers, threads=4, operations=40, warmup=4)
     assert r.count == 40
     starts = list(w.first_start.values())
     assert len(starts) == 4
@@ -59,8 +64,9 @@ def test_barrier_releases_all_workers_together_after_warmup():
     assert r.wall_s < 0.3  # the warm-up is not in the measured window
 
 
-def test_target_rate_is_kept_within_ten_percent():
-    r = run(CountingWorkload(), threads=4, operations=300, target_rate=200)
+@WORKERS
+def test_target_rate_is_kept_within_ten_percent(workers):
+    r = run(CountingWorkload(), workers=workers, threads=4, operations=300, target_rate=200)
     assert r.count == 300
     assert r.throughput == pytest.approx(200, rel=0.10)
 
@@ -73,8 +79,9 @@ def test_two_millisecond_transactions_give_p50_near_two_ms():
     assert r.stats.mean_us == pytest.approx(r.measurements.transactions.sum_us / 200)
 
 
-def test_processes_merge_exactly_to_the_sum_of_their_parts():
-    r = run(CountingWorkload(sleep_s=0.0005), threads=2, processes=2, operations=101)
+@WORKERS
+def test_processes_merge_exactly_to_the_sum_of_their_parts(workers):
+    r = run(CountingWorkload(sleep_s=0.0005), workers=workers, threads=2, processes=2, operations=101)
     assert r.complete and r.count == 101 and len(r.parts) == 2
     assert sorted(p.transactions.count for p in r.parts) == [50, 51]
     assert sum(p.op("noop").count for p in r.parts) == r.ops["noop"].count == 101
@@ -88,36 +95,40 @@ def test_processes_merge_exactly_to_the_sum_of_their_parts():
         assert rebuilt.get_value_at_percentile(q) == r.measurements.transactions.histogram.get_value_at_percentile(q)
 
 
-def test_cancellation_returns_partial_result_promptly():
+@WORKERS
+def test_cancellation_returns_partial_result_promptly(workers):
     cancel = threading.Event()
     timer = threading.Timer(0.3, cancel.set)
     timer.start()
     t0 = time.monotonic()
-    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, cancel=cancel)
+    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, operations=10_000, cancel=cancel)
     assert time.monotonic() - t0 < 1.5
     assert not r.complete
     assert 0 < r.count < 10_000
     assert r.verification is None  # a partial run is not verified
 
 
-def test_cancellation_stops_a_paced_run_waiting_for_its_turn():
+@WORKERS
+def test_cancellation_stops_a_paced_run_waiting_for_its_turn(workers):
     cancel = threading.Event()
     threading.Timer(0.2, cancel.set).start()
     t0 = time.monotonic()
-    r = run(CountingWorkload(), threads=1, operations=100, target_rate=1, cancel=cancel)
+    r = run(CountingWorkload(), workers=workers, threads=1, operations=100, target_rate=1, cancel=cancel)
     assert time.monotonic() - t0 < 1.0
     assert not r.complete and r.count == 1
 
 
-def test_cancellation_of_processes_returns_partial_result():
+@WORKERS
+def test_cancellation_of_processes_returns_partial_result(workers):
     cancel = threading.Event()
     # cancel once transactions are being measured (spawning processes can take seconds on a busy machine)
-    r = run(CountingWorkload(sleep_s=0.01), threads=2, processes=2, operations=100_000, cancel=cancel,
+    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, processes=2, operations=100_000, cancel=cancel,
             progress=lambda done, _total: cancel.set() if done > 0 else None)
     assert not r.complete and 0 < r.count < 100_000
 
 
-def test_keyboard_interrupt_returns_partial_result():
+@WORKERS
+def test_keyboard_interrupt_returns_partial_result(workers):
     ticks = []
 
     def progress(done, total):
@@ -125,13 +136,14 @@ def test_keyboard_interrupt_returns_partial_result():
         if len(ticks) == 3:
             raise KeyboardInterrupt  # what Ctrl-C does in the thread that called run()
 
-    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, progress=progress)
+    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, operations=10_000, progress=progress)
     assert not r.complete and 0 < r.count < 10_000
 
 
-def test_progress_reports_reach_the_total():
+@WORKERS
+def test_progress_reports_reach_the_total(workers):
     seen = []
-    run(CountingWorkload(sleep_s=0.001), threads=2, operations=300, progress=lambda d, t: seen.append((d, t)))
+    run(CountingWorkload(sleep_s=0.001), workers=workers, threads=2, operations=300, progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (300, 300)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
@@ -146,8 +158,9 @@ class Failing(BaseWorkload):
         raise ConnectionError("node down")
 
 
-def test_failed_transactions_are_counted_with_their_cause():
-    r = run(Failing(), threads=2, operations=20, retry=RetryPolicy(max_tries=2, initial_backoff=0, max_backoff=0))
+@WORKERS
+def test_failed_transactions_are_counted_with_their_cause(workers):
+    r = run(Failing(), workers=workers, threads=2, operations=20, retry=RetryPolicy(max_tries=2, initial_backoff=0, max_backoff=0))
     assert r.count == 0 and r.errors == 20
     assert r.ops["write"].errors == 20 and r.ops["write"].retries == 20
     assert r.error_kinds == {"ConnectionError": 20}
@@ -160,9 +173,10 @@ class Crashing(BaseWorkload):
         raise SystemExit("workload bug")
 
 
-def test_a_worker_crash_is_reported_not_hidden():
+@WORKERS
+def test_a_worker_crash_is_reported_not_hidden(workers):
     with pytest.raises(LabkitError, match="workload bug"):
-        run(Crashing(), threads=3, operations=30)
+        run(Crashing(), workers=workers, threads=3, operations=30)
 
 
 @pytest.mark.parametrize(
@@ -176,6 +190,7 @@ def test_a_worker_crash_is_reported_not_hidden():
         (dict(threads=1, operations=10, target_rate=-5), "target_rate must be a positive number"),
         (dict(threads=1, operations=10, target_rate=0), "target_rate must be a positive number"),
         (dict(threads=1, operations=10, warmup=-1), "warmup must be at least 0"),
+        (dict(threads=1, operations=10, workers="fibers"), "workers must be 'threads'.*or 'greenlets'"),
     ],
 )
 def test_bad_arguments_say_what_to_do(kwargs, match):

@@ -1,0 +1,216 @@
+"""Many transactions in flight in one client process, without one OS thread per transaction.
+
+With a thread per in-flight transaction, one Python process spends its time handing the interpreter lock
+from thread to thread and reaches well under what the driver itself can do (measured: 16 threads, 0.44
+of the driver's own callback loop). Here each worker is a greenlet, a lightweight coroutine that keeps
+the workload's code as plain sequential steps: `tx.call(op, session.execute, ...)` starts the request
+with the driver's own asynchronous call (where the engine module names one, see `async_forms`), parks the
+worker, and a hub running in the pool's thread resumes it when the driver's callback posts the reply.
+A call with no asynchronous form runs on a helper thread instead, so any driver keeps working (at the
+speed of threads). Sleeps (pacing, retry backoff) are hub timers, never blocking waits.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+import greenlet
+
+AsyncStarter = Callable[[tuple, dict, Callable[[Any], None], Callable[[BaseException], None]], None]
+"""start(args, kwargs, on_result, on_error): begin the operation and arrange for exactly one callback."""
+
+_CURRENT = threading.local()  # the hub running in this thread, if any
+
+_ASYNC_FORMS: list[Callable[[Callable[..., Any]], AsyncStarter | None]] = []
+
+
+def register_async_form(finder: Callable[[Callable[..., Any]], AsyncStarter | None]) -> None:
+    """Engine modules register a finder: given the blocking callable a workload passes to `tx.call`,
+    return how to start the same operation asynchronously, or None when it has no asynchronous form."""
+    if finder not in _ASYNC_FORMS:
+        _ASYNC_FORMS.append(finder)
+
+
+def async_form(fn: Callable[..., Any]) -> AsyncStarter | None:
+    for finder in _ASYNC_FORMS:
+        starter = finder(fn)
+        if starter is not None:
+            return starter
+    return None
+
+
+class Hub:
+    """Runs worker greenlets in the calling thread: resumes each when its reply, timer or turn comes."""
+
+    def __init__(self, cancel: threading.Event, helper_threads: int):
+        self._cancel = cancel
+        self._posted: queue.SimpleQueue = queue.SimpleQueue()  # (greenlet, value, error), from any thread
+        self._timers: list[tuple[float, int, greenlet.greenlet]] = []
+        self._order = itertools.count()
+        self._helper_threads = max(1, helper_threads)
+        self._helpers: ThreadPoolExecutor | None = None
+        self._loop: greenlet.greenlet | None = None
+        self.offloaded = 0  # calls that had no asynchronous form and ran on a helper thread
+
+    # --- called from worker greenlets -------------------------------------------------------------
+
+    def invoke(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+        """Run one blocking-style call without blocking the other workers; returns its result or raises."""
+        me = greenlet.getcurrent()
+        post = self._posted.put
+        starter = async_form(fn)
+        if starter is None:
+            self.offloaded += 1
+            if self._helpers is None:
+                self._helpers = ThreadPoolExecutor(self._helper_threads, thread_name_prefix="labkit-call")
+            future = self._helpers.submit(fn, *args, **kwargs)
+            future.add_done_callback(lambda f: post((me, None, f.exception())) if f.exception() else post((me, f.result(), None)))
+        else:
+            starter(args, kwargs, lambda value: post((me, value, None)), lambda error: post((me, None, error)))
+        return self._park()
+
+    def sleep(self, seconds: float) -> bool:
+        """Park this worker for `seconds` (cut short by cancellation); False when the run was cancelled."""
+        if seconds > 0 and not self._cancel.is_set():
+            heapq.heappush(self._timers, (time.monotonic() + seconds, next(self._order), greenlet.getcurrent()))
+            self._park()
+        return not self._cancel.is_set()
+
+    def nap(self, seconds: float) -> None:
+        """Park this worker for about `seconds` even when the run is cancelled (WorkerLock's wait)."""
+        heapq.heappush(self._timers, (time.monotonic() + seconds, next(self._order), greenlet.getcurrent()))
+        self._park()
+
+    def wake(self, worker: greenlet.greenlet) -> None:
+        """Let a parked worker go on (e.g. from a barrier): it is resumed on the hub's next turn."""
+        self._posted.put((worker, None, None))
+
+    def _park(self) -> Any:
+        assert self._loop is not None and greenlet.getcurrent() is not self._loop, "park only from a worker greenlet"
+        return self._loop.switch()
+
+    # --- the hub itself ---------------------------------------------------------------------------
+
+    def run(self, workers: list[greenlet.greenlet], on_tick: Callable[[], None] | None = None, tick_s: float = 0.1) -> bool:
+        """Start every worker and resume them until all have finished; True when Ctrl-C interrupted the run
+        (the run is then cancelled and the workers finish their current call first)."""
+        self._loop = greenlet.getcurrent()
+        _CURRENT.hub = self
+        interrupted = False
+        next_tick = time.monotonic() + tick_s
+        for worker in workers:
+            self._resume(worker, None, None)
+        while any(not w.dead for w in workers):
+            try:
+                now = time.monotonic()
+                if self._cancel.is_set() and self._timers:  # cancelled: sleepers need not wait out their timers
+                    due, self._timers = sorted(self._timers), []  # those parked now; new naps wait a turn
+                    for _when, _order, worker in due:
+                        self._resume(worker, None, None)
+                while self._timers and self._timers[0][0] <= now:
+                    self._resume(heapq.heappop(self._timers)[2], None, None)
+                wait = min(next_tick, self._timers[0][0] if self._timers else next_tick) - now
+                try:
+                    item = self._posted.get(timeout=max(0.0, wait)) if wait > 0 else self._posted.get_nowait()
+                except queue.Empty:
+                    item = None
+                while item is not None:  # everything already posted, in one turn
+                    self._resume(*item)
+                    try:
+                        item = self._posted.get_nowait()
+                    except queue.Empty:
+                        item = None
+                if on_tick is not None and time.monotonic() >= next_tick:
+                    next_tick = time.monotonic() + tick_s
+                    on_tick()
+            except KeyboardInterrupt:
+                interrupted = True
+                self._cancel.set()
+        _CURRENT.hub = None
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=False, cancel_futures=True)
+        return interrupted
+
+    def _resume(self, worker: greenlet.greenlet, value: Any, error: BaseException | None) -> None:
+        if worker.dead:
+            return
+        if error is not None:
+            worker.throw(error)
+        else:
+            worker.switch(value)
+
+
+class GreenletBarrier:
+    """threading.Barrier's contract for greenlets of one hub: the last to arrive runs `action` (which
+    may block: every other worker is parked), then everyone goes on; `abort()` breaks it for all."""
+
+    def __init__(self, parties: int, hub: Hub, action: Callable[[], None] | None = None):
+        self._parties = parties
+        self._hub = hub
+        self._action = action
+        self._waiting: list[greenlet.greenlet] = []
+        self.broken = False
+
+    def wait(self) -> None:
+        if self.broken:
+            raise threading.BrokenBarrierError
+        self._waiting.append(greenlet.getcurrent())
+        if len(self._waiting) < self._parties:
+            self._hub._park()
+            if self.broken:
+                raise threading.BrokenBarrierError
+            return
+        waiting, self._waiting = self._waiting, []
+        try:
+            if self._action is not None:
+                self._action()
+        except BaseException:
+            self.abort(waiting)
+            raise
+        for worker in waiting[:-1]:
+            self._hub.wake(worker)
+
+    def abort(self, waiting: list[greenlet.greenlet] | None = None) -> None:
+        self.broken = True
+        me = greenlet.getcurrent()
+        for worker in (waiting if waiting is not None else self._waiting):
+            if worker is not me:
+                self._hub.wake(worker)
+        self._waiting = []
+
+
+def current_hub() -> Hub | None:
+    """The hub whose worker is running in this thread, or None (thread workers, or outside a run)."""
+    hub = getattr(_CURRENT, "hub", None)
+    return hub if hub is not None and greenlet.getcurrent() is not hub._loop else None
+
+
+class WorkerLock:
+    """A lock for workload state that workers share, held across database calls (e.g. one reader's page
+    cursor). It blocks a thread worker like threading.Lock; a greenlet worker waits by parking instead,
+    because a greenlet that blocked its thread would stop every worker of the process, the holder
+    included, which is waiting for its reply: a plain threading.Lock held across `tx.call` deadlocks there."""
+
+    NAP_S = 0.0002
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "WorkerLock":
+        if not self._lock.acquire(blocking=False):
+            hub = current_hub()
+            if hub is None:
+                self._lock.acquire()
+            else:
+                while not self._lock.acquire(blocking=False):
+                    hub.nap(self.NAP_S)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._lock.release()
