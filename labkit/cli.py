@@ -139,7 +139,7 @@ def run_pattern(
     operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
     processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
-    workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: the runner's."),
+    workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: greenlets."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
     size: list[str] = typer.Option([], "--set", help="Data size, e.g. --set users=2000 (see the pattern module's workload_for)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),

@@ -10,7 +10,6 @@ from typing import Any, Callable, Iterator, Sequence
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
 from ..runner import RunResult, run, validate
-from ..runner.run import DEFAULT_WORKERS
 from ..runner.cpu import cores_available
 from .metadata import run_metadata
 from .store import ResultsStore
@@ -19,6 +18,14 @@ APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outsid
 THREADS_PER_PROCESS = 16
 """Above this many threads one client process queues for Python's interpreter lock against a fast server
 (measured here: one process of 16 threads used 0.67 cores and its probe thread waited 3.4 ms to run)."""
+SWEEP_WORKERS = "greenlets"
+"""Sweeps (panels, `labkit run`, benchmarks) run the library's pattern code, which makes every database
+call through `tx.call`, so they keep each process's transactions in flight as greenlets unless
+run_options says otherwise. Measured (benchmarks/runner_vs_driver.py): one process of greenlets kept
+0.55/0.66/0.81 of the driver's best loop at 16/32/64 in flight, one of threads 0.51/0.51/0.49."""
+GREENLETS_PER_PROCESS = 64
+"""Greenlet workers share one thread, so a process carries many more of them; measured up to 64 in flight
+(benchmarks/runner_vs_driver.py), where one process of greenlets still beat one process of threads."""
 
 
 def check_approach(name: str) -> None:
@@ -71,7 +78,7 @@ class SweepPlan:
             check_approach(a)
         for t in self.threads:
             validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0),
-                     self.run_options.get("workers", DEFAULT_WORKERS))
+                     self.run_options.get("workers", SWEEP_WORKERS))
         for n in self.nodes:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ConfigError(f"node counts must be whole numbers of at least 1; got {n!r}")
@@ -81,18 +88,20 @@ class SweepPlan:
     def client_advice(self) -> str | None:
         """Before anything runs: a sentence when some point asks one process for more threads than it
         serves well, saying how many processes would do, or that this machine has no cores to add."""
-        crowded = [t for t in self.threads if t > THREADS_PER_PROCESS]
+        kind = self.run_options.get("workers", SWEEP_WORKERS)
+        per_process = GREENLETS_PER_PROCESS if kind == "greenlets" else THREADS_PER_PROCESS
+        crowded = [t for t in self.threads if t > per_process]
         if not crowded:
             return None
         cores = cores_available()
         most = max(crowded)
         in_flight = most * self.processes
-        head = (f"{most} threads per client process (x {self.processes} process(es)) is more than one Python process drives well "
-                f"(about {THREADS_PER_PROCESS}); ")
+        head = (f"{most} {kind} per client process (x {self.processes} process(es)) is more than one Python process drives well "
+                f"(about {per_process}); ")
         if self.processes < cores:
-            suggested = min(-(-in_flight // THREADS_PER_PROCESS), cores)  # same in flight, at most 16 threads each where cores allow
-            return head + (f"points with more threads may measure the client, not the database. Try processes={suggested} "
-                           f"with {-(-in_flight // suggested)} threads each. The `limit` column will say which points the client held back.")
+            suggested = min(-(-in_flight // per_process), cores)  # same in flight, at most per_process each where cores allow
+            return head + (f"points with more {kind} may measure the client, not the database. Try processes={suggested} "
+                           f"with {-(-in_flight // suggested)} {kind} each. The `limit` column will say which points the client held back.")
         return head + (f"this machine has {cores} cores for the client and the servers together, so more processes would not help: "
                        "the `limit` column will say which points the client held back.")
 
@@ -146,7 +155,7 @@ def sweep(
                             cancel=cancel,
                             progress=progress,
                             server_meter=server_meter_for() if server_meter_for else None,
-                            **plan.run_options,
+                            **{"workers": SWEEP_WORKERS, **plan.run_options},
                         )
                     finally:
                         close = getattr(workload, "close_process", None)

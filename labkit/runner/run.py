@@ -31,6 +31,9 @@ def _check_int(name: str, value: Any, minimum: int, hint: str) -> None:
 
 WORKERS = ("threads", "greenlets")
 DEFAULT_WORKERS = "threads"
+"""run()'s default. Greenlets interleave only where a worker waits in `tx.call`; code that calls the driver
+directly (an exercise's first attempt, say) runs one worker at a time there, which would hide the very
+races a check looks for. Sweeps, which run the library's pattern code, default to greenlets (results.sweep)."""
 
 
 def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, warmup: Any, workers: Any = DEFAULT_WORKERS) -> None:
@@ -105,7 +108,7 @@ def run(
     JVM compiles its hot code at full speed instead of inside a budget of a fraction of a core.
     `workers="greenlets"` keeps the `threads` transactions of a process in flight as greenlets on one
     thread (runner.tasks), so a process is not held back by handing the interpreter lock between threads;
-    the workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
+    they interleave at `tx.call`, so every database call must go through it. The workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
     from its scheduled start (`intended`), which a stalled server cannot hide.
     """
     validate(threads, operations, processes, target_rate, warmup, workers)

@@ -51,7 +51,7 @@ def test_a_workload_that_only_burns_client_cpu_is_client_limited():
 
 
 def test_a_gil_bound_many_thread_run_is_client_limited():
-    r = run(ManyThreadsShortWaits(), threads=16, operations=3000)
+    r = run(ManyThreadsShortWaits(), threads=16, operations=3000, workers="threads")
     assert r.limit == "client", (r.client_cpu_cores, r.client_gil_wait_ms, r.limit_note)
 
 
@@ -146,14 +146,17 @@ def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatc
     sweep_module = importlib.import_module("labkit.results.sweep")
     from labkit.results import SweepPlan
 
-    def plan(threads, processes):
-        return SweepPlan(pattern="p", approaches=["naive"], threads=threads, operations=1000, processes=processes)
+    def plan(threads, processes, workers="threads"):
+        return SweepPlan(pattern="p", approaches=["naive"], threads=threads, operations=1000, processes=processes,
+                         run_options={"workers": workers})
 
     monkeypatch.setattr(sweep_module, "cores_available", lambda: 4)
     assert plan([4, 16], 1).client_advice() is None
     advice = plan([8, 48], 1).client_advice()
     assert "48 threads per client process" in advice and "processes=3 with 16 threads each" in advice
     assert "processes=4" in plan([64], 2).client_advice()
+    assert plan([8, 48], 1, "greenlets").client_advice() is None  # one thread carries many greenlets
+    assert "96 greenlets per client process" in plan([96], 1, "greenlets").client_advice()
     monkeypatch.setattr(sweep_module, "cores_available", lambda: 2)
     assert "would not help" in plan([48], 2).client_advice()
     echoed = []

@@ -205,3 +205,14 @@ def test_verification_report_is_one_line_per_run_and_counts_failures():
     assert text[1].endswith("stopped early, not verified")
     assert text[2] == "phase=login approach=pattern nodes=3 threads=8: ok (users=10)"
     assert text[-1] == "3 runs, 1 failed verification"
+
+
+def test_sweeps_run_greenlets_unless_told_otherwise_and_run_itself_keeps_threads():
+    from labkit.runner import run
+
+    plan = SweepPlan(pattern="p", approaches=["naive"], threads=[4], operations=40)
+    rows = list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload()))
+    assert rows[0]["workers"] == "greenlets"
+    plan = SweepPlan(pattern="p", approaches=["naive"], threads=[4], operations=40, run_options={"workers": "threads"})
+    assert list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload()))[0]["workers"] == "threads"
+    assert run(CountingWorkload(), threads=2, operations=10).to_row()["workers"] == "threads"
