@@ -9,6 +9,9 @@ pattern does not scale" when the Python client or the shared laptop was the ceil
   here: one process with 16 threads against an unbudgeted node used 0.67 cores and its probe waited
   3.4 ms on transactions of about 8 ms (it reached 0.44 of what the driver's own loop does), while
   clients of budgeted nodes waited 0.4-2 ms on transactions of 60-300 ms;
+- `client` too: with greenlet workers, one worker's turn kept the others of its process waiting (a turn of
+  5 ms or more: a database call outside `tx.call`, which greenlets cannot overlap, or long Python work)
+  for at least HUB_HELD of the run;
 - `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named);
 - `machine`: at least 90% of all the machine's cores were busy (client and servers share them: with
   budgets this happens when the budgets and the client together need more cores than there are;
@@ -26,9 +29,13 @@ GIL_WAIT_MS = 1.0
 GIL_SHARE = 0.1
 
 
+HUB_HELD = 0.25
+
+
 def limit_of(
     *,
     client_saturated: bool,
+    hub_held: float | None = None,
     gil_wait_ms: float | None,
     transaction_ms: float | None,
     server: ServerCpu | None,
@@ -37,6 +44,11 @@ def limit_of(
     """(limit, one sentence of evidence) for one run; `transaction_ms` is the mean transaction latency."""
     if client_saturated:
         return "client", "the client processes used their cores"
+    if hub_held is not None and hub_held >= HUB_HELD:
+        return "client", (
+            f"for {hub_held:.0%} of the run one greenlet worker kept the others of its process waiting (a database call "
+            "made outside tx.call, or long Python work): route every database call through tx.call, or run with workers='threads'"
+        )
     if gil_wait_ms is not None and gil_wait_ms >= GIL_WAIT_MS and transaction_ms and gil_wait_ms >= GIL_SHARE * transaction_ms:
         return "client", (
             f"client threads queued for Python's interpreter lock (a probe waited {gil_wait_ms:.1f} ms on average to run "

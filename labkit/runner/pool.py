@@ -51,6 +51,7 @@ class PoolOutcome:
     gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock (gil_probe)
     run_queue_ms: float | None = None  # mean wait of the probe thread for a free core
     timeline: Timeline = field(default_factory=Timeline)  # per-second counts and latency
+    hub_held_s: float | None = None  # greenlets: time one worker kept the others waiting (runner.tasks.HELD_S)
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -104,6 +105,8 @@ def run_pool(
         clock.cpu_at_release = time.process_time()
         clock.release = time.monotonic()
         clock.probe = GilProbe().start()
+        if hub is not None:
+            hub.restart_held_clock()
 
     if hub is None:
         barrier: Any = threading.Barrier(n, action=release)
@@ -194,6 +197,7 @@ def run_pool(
         gil_wait_ms=gil_wait_ms,
         run_queue_ms=run_queue_ms,
         timeline=Timeline.of(clock.release, stamps),
+        hub_held_s=hub.held_s if hub is not None and clock.release is not None else None,
     )
 
 

@@ -190,8 +190,10 @@ def run(
     waits = [o.gil_wait_ms for o in outcomes if o.gil_wait_ms is not None]
     gil_wait = max(waits) if waits else None
     queued = [o.run_queue_ms for o in outcomes if o.run_queue_ms is not None]
+    held = [o.hub_held_s / wall for o in outcomes if o.hub_held_s is not None and wall > 0]
     limit, limit_note = limit_of(
         client_saturated=saturated,
+        hub_held=max(held) if held else None,
         gil_wait_ms=gil_wait,
         transaction_ms=stats.mean_us / 1000 if stats.count else None,
         server=server_cpu,

@@ -25,6 +25,10 @@ import greenlet
 AsyncStarter = Callable[[tuple, dict, Callable[[Any], None], Callable[[BaseException], None]], None]
 """start(args, kwargs, on_result, on_error): begin the operation and arrange for exactly one callback."""
 
+HELD_S = 0.005
+"""A worker's turn on the hub (from resuming it to its next wait) normally lasts microseconds; one of 5 ms
+or more means it blocked the thread, and with it every other worker of the process."""
+
 _CURRENT = threading.local()  # the hub running in this thread, if any
 
 _ASYNC_FORMS: list[Callable[[Callable[..., Any]], AsyncStarter | None]] = []
@@ -57,6 +61,8 @@ class Hub:
         self._helpers: ThreadPoolExecutor | None = None
         self._loop: greenlet.greenlet | None = None
         self.offloaded = 0  # calls that had no asynchronous form and ran on a helper thread
+        self.held_s = 0.0  # time in turns of at least HELD_S, when one worker kept all the others waiting
+        self._turn_began = 0.0
 
     # --- called from worker greenlets -------------------------------------------------------------
 
@@ -140,10 +146,19 @@ class Hub:
     def _resume(self, worker: greenlet.greenlet, value: Any, error: BaseException | None) -> None:
         if worker.dead:
             return
+        self._turn_began = began = time.perf_counter()
         if error is not None:
             worker.throw(error)
         else:
             worker.switch(value)
+        held = time.perf_counter() - max(began, self._turn_began)
+        if held >= HELD_S:  # one worker kept every other one waiting: a driver call outside tx.call, or long Python work
+            self.held_s += held
+
+    def restart_held_clock(self) -> None:
+        """Count held turns from now on (the measured window opens inside a worker's turn)."""
+        self._turn_began = time.perf_counter()
+        self.held_s = 0.0
 
 
 class GreenletBarrier:

@@ -261,3 +261,21 @@ def test_cancelling_while_workers_wait_for_a_worker_lock_ends_the_run():
     threading.Timer(0.3, cancel.set).start()
     r = run(OneLock(FakeAsyncServer(delay=0.05)), threads=8, operations=10_000, cancel=cancel, workers="greenlets")
     assert not r.complete and 0 < r.count < 10_000
+
+
+def test_a_driver_call_outside_tx_call_is_named_as_the_client_limit():
+    """Greenlets overlap only inside tx.call; a blocking call made directly holds every other worker."""
+
+    class Direct(BaseWorkload):
+        def transaction(self, tx):
+            time.sleep(0.01)  # stands for session.execute(...) called directly
+
+    class Through(BaseWorkload):
+        def transaction(self, tx):
+            tx.call("wait", time.sleep, 0.01)
+
+    r = run(Direct(), threads=8, operations=80, workers="greenlets")
+    assert r.limit == "client" and "outside tx.call" in r.limit_note, (r.limit, r.limit_note)
+    r = run(Through(), threads=8, operations=80, workers="greenlets")
+    assert "outside tx.call" not in r.limit_note
+    assert run(Direct(), threads=8, operations=80, workers="threads").limit_note.find("outside tx.call") < 0
