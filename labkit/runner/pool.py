@@ -175,8 +175,11 @@ def run_pool(
         finally:
             clock.ends.append(time.monotonic())
 
-    interrupted = _run_threads(work, n, spec, lambda: on_tick(sum(done)) if on_tick else None, cancel) if hub is None else \
-        _run_greenlets(work, n, hub, lambda: on_tick(sum(done)) if on_tick else None)
+    tick = lambda: on_tick(sum(done)) if on_tick else None  # noqa: E731
+    if hub is None:
+        interrupted = _run_threads(work, n, spec, tick, cancel)
+    else:
+        interrupted = _run_greenlets(work, n, hub, tick)
     interrupted = interrupted or bool(interrupted_in_worker)
     cpu_seconds = time.process_time() - clock.cpu_at_release if clock.release is not None else 0.0
     gil_wait_ms = clock.probe.stop() if clock.probe is not None else None
