@@ -1,22 +1,27 @@
 """The runner's efficiency on a real server: labkit's workers vs the raw driver's best loop.
 
-    .venv/bin/python benchmarks/runner_vs_driver.py              # 1/16/32/64 in flight, 2 repeats (about 10 min)
+    .venv/bin/python benchmarks/runner_vs_driver.py              # 1/16/32/64 in flight, 4 repeats (about 20 min)
     .venv/bin/python benchmarks/runner_vs_driver.py --quick      # checks the script, claims nothing
 
 One local Cassandra node (no CPU budget), 10,000 rows, primary-key reads. The baseline is the fastest
 loop the Python driver allows: `execute_async` with each reply's callback issuing the next request, C
 requests in flight, in one process and (for C >= 2) in two processes with C/2 each. Against it, the
 runner with the same workload code (`tx.call("read", session.execute, ...)`), its C workers as threads
-or as greenlets (runner.tasks), in one process and in two. Every shape runs once per repeat, shapes
-interleaved, so drift in the shared VM hits all of them alike. The ratio runner / best loop (same process
-count) says how much of the driver's throughput the runner keeps; at 1 in flight the difference of the
-inverse throughputs is the runner's own time per transaction.
+or as greenlets (runner.tasks), in one process and in two. Between them, in one process, a bare hub:
+greenlets resumed by a ten-line loop in the calling thread, which pays the same hand-over between the
+driver's IO thread and the workers' thread as the runner and nothing else, so the gap best loop -> bare
+hub is the cost of running the workload outside the driver's IO thread, and bare hub -> runner is the
+runner's own. Every shape runs once per repeat, in order on even repeats and in reverse on odd ones
+(drift in the shared VM hits all alike), and each ratio is taken against the best loop of the same repeat
+and process count; the table gives the median of those paired ratios. At 1 in flight the difference of
+the inverse throughputs is the time each client adds per read.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import queue
 import os
 import platform
 import random
@@ -26,6 +31,7 @@ import threading
 import time
 from pathlib import Path
 
+import greenlet
 import pandas as pd
 
 import report
@@ -115,6 +121,33 @@ def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> 
     return start, time.monotonic()
 
 
+def bare_hub(session, stmt, in_flight: int, operations: int, seed: int = 1) -> float:
+    """`in_flight` greenlets in this thread, each issuing `execute_async` and parking until the driver's
+    callback posts the reply; a minimal loop resumes them. Reads/s."""
+    rng = random.Random(seed)
+    replies: queue.SimpleQueue = queue.SimpleQueue()
+    hub = greenlet.getcurrent()
+    share = operations // in_flight
+
+    def worker() -> None:
+        me = greenlet.getcurrent()
+        for _ in range(share):
+            future = session.execute_async(stmt, (rng.randrange(ROWS),))
+            future.add_callbacks(lambda _rows: replies.put((me, None)), lambda exc: replies.put((me, exc)))
+            error = hub.switch()
+            if error is not None:
+                raise error
+
+    workers = [greenlet.greenlet(worker) for _ in range(in_flight)]
+    start = time.perf_counter()
+    for w in workers:
+        w.switch()
+    while any(not w.dead for w in workers):
+        me, error = replies.get()
+        me.switch(error)
+    return share * in_flight / (time.perf_counter() - start)
+
+
 def _best_loop_child(addresses, in_flight, operations, seed, barrier, results):
     session = cql.connect(addresses)
     stmt = session.prepare(READ)
@@ -142,14 +175,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--inflight", type=lambda s: [int(x) for x in s.split(",")], default=[1, 16, 32, 64])
     parser.add_argument("--operations", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     if args.quick:
         args.inflight, args.operations, args.repeats = [1, 16], 2000, 1
 
-    samples: dict[tuple, list[float]] = {}
+    samples: dict[tuple, dict[int, float]] = {}
     with LocalCassandraCluster(nodes=1) as cluster:
         session = cluster.session()
         cql.create_keyspace(session, "bench", 1)
@@ -162,6 +195,7 @@ def main() -> int:
         runner_tps(cluster.addresses, 16, 1, "greenlets", 3000)
         runner_tps(cluster.addresses, 16, 1, "threads", 3000)
         for repeat in range(args.repeats):
+            shapes: list[tuple[int, int, str, object]] = []
             for c in args.inflight:
                 for processes in [1] + ([2] if c >= 2 else []):
                     def best(c=c, processes=processes, repeat=repeat) -> float:
@@ -170,23 +204,29 @@ def main() -> int:
                         start, end = best_loop(session, stmt, c, args.operations, seed=repeat + 1)
                         return args.operations / (end - start)
 
-                    shapes = {("best loop", processes): best}
+                    shapes.append((c, processes, "best loop", best))
+                    if processes == 1:
+                        shapes.append((c, 1, "bare hub", lambda c=c, repeat=repeat: bare_hub(session, stmt, c, args.operations, repeat + 1)))
                     for workers in ("threads", "greenlets"):
-                        shapes[(f"runner, {workers}", processes)] = lambda workers=workers: runner_tps(cluster.addresses, c, processes, workers, args.operations)
-                    for (client, procs), measure in shapes.items():
-                        tps = measure()
-                        samples.setdefault((c, procs, client), []).append(tps)
-                        print(f"in flight {c:3d}  processes {procs}  {client:18s} {tps:8.0f} reads/s", flush=True)
+                        shapes.append((c, processes, f"runner, {workers}",
+                                       lambda c=c, processes=processes, workers=workers: runner_tps(cluster.addresses, c, processes, workers, args.operations)))
+            for c, procs, client, measure in (shapes if repeat % 2 == 0 else reversed(shapes)):
+                tps = measure()
+                samples.setdefault((c, procs, client), {})[repeat] = tps
+                print(f"repeat {repeat}  in flight {c:3d}  processes {procs}  {client:18s} {tps:8.0f} reads/s", flush=True)
 
     rows = []
-    for (c, processes, client), values in sorted(samples.items()):
-        best = statistics.median(samples[(c, processes, "best loop")])
-        tps = statistics.median(values)
+    for (c, processes, client), by_repeat in sorted(samples.items()):
+        best = samples[(c, processes, "best loop")]
+        ratios = [by_repeat[k] / best[k] for k in sorted(by_repeat)]
+        values = [by_repeat[k] for k in sorted(by_repeat)]
         row = {"in_flight": c, "processes": processes, "client": client, "operations": args.operations, "repeats": len(values),
-               "reads_s_median": round(tps), "reads_s_all": ", ".join(f"{v:.0f}" for v in values),
-               "of_best_loop": round(tps / best, 2)}
+               "reads_s_median": round(statistics.median(values)), "reads_s_all": ", ".join(f"{v:.0f}" for v in values),
+               "of_best_loop": round(statistics.median(ratios), 2),
+               "of_best_loop_range": f"{min(ratios):.2f}-{max(ratios):.2f}"}
         if c == 1 and processes == 1 and client != "best loop":
-            row["extra_us_per_read"] = round(1e6 / tps - 1e6 / best, 1)
+            extra = [1e6 / by_repeat[k] - 1e6 / best[k] for k in sorted(by_repeat)]
+            row["extra_us_per_read"] = round(statistics.median(extra), 1)
         rows.append(row)
     table = pd.DataFrame(rows)
     print(table.to_string(index=False))

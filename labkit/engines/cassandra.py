@@ -34,8 +34,10 @@ def async_execute(fn: Any) -> Any:
         return None
 
     def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> None:
-        named = dict(zip(_EXECUTE_ARGS, args), **kwargs)  # execute and execute_async order their arguments differently
-        future = session.execute_async(**named)
+        if not kwargs and len(args) <= 2:  # (query, parameters): the same two first arguments in both
+            future = session.execute_async(*args)
+        else:  # execute and execute_async order their later arguments differently
+            future = session.execute_async(**dict(zip(_EXECUTE_ARGS, args), **kwargs))
 
         def replied(_first_page: Any) -> None:
             try:

@@ -63,6 +63,7 @@ class Hub:
         self.offloaded = 0  # calls that had no asynchronous form and ran on a helper thread
         self.held_s = 0.0  # time in turns of at least HELD_S, when one worker kept all the others waiting
         self._turn_began = 0.0
+        self._alive = 0  # workers not finished yet (run's loop ends at 0)
 
     # --- called from worker greenlets -------------------------------------------------------------
 
@@ -105,39 +106,48 @@ class Hub:
 
     def run(self, workers: list[greenlet.greenlet], on_tick: Callable[[], None] | None = None, tick_s: float = 0.1) -> bool:
         """Start every worker and resume them until all have finished; True when Ctrl-C interrupted the run
-        (the run is then cancelled and the workers finish their current call first)."""
+        (the run is then cancelled and the workers finish their current call first).
+
+        The loop is the runner's hot path at many calls in flight: one blocking wait per batch of replies,
+        then every reply already posted is handed to its worker in the same turn."""
         self._loop = greenlet.getcurrent()
         _CURRENT.hub = self
         interrupted = False
-        next_tick = time.monotonic() + tick_s
+        clock = time.monotonic
+        get, get_nowait, empty = self._posted.get, self._posted.get_nowait, queue.Empty
+        resume, timers, cancel = self._resume, self._timers, self._cancel
+        next_tick = clock() + tick_s
+        self._alive = len(workers)
         for worker in workers:
-            self._resume(worker, None, None)
-        while any(not w.dead for w in workers):
+            resume(worker, None, None)
+        while self._alive > 0:
             try:
-                now = time.monotonic()
-                if self._cancel.is_set() and self._timers:  # cancelled: sleepers need not wait out their timers
-                    due, self._timers = sorted(self._timers), []  # those parked now; new naps wait a turn
-                    for _when, _order, worker in due:
-                        self._resume(worker, None, None)
-                while self._timers and self._timers[0][0] <= now:
-                    self._resume(heapq.heappop(self._timers)[2], None, None)
-                wait = min(next_tick, self._timers[0][0] if self._timers else next_tick) - now
+                now = clock()
+                if timers:
+                    if cancel.is_set():  # cancelled: sleepers need not wait out their timers
+                        due, timers[:] = sorted(timers), []  # those parked now; new naps wait a turn
+                        for _when, _order, worker in due:
+                            resume(worker, None, None)
+                    while timers and timers[0][0] <= now:
+                        resume(heapq.heappop(timers)[2], None, None)
+                wait = (min(next_tick, timers[0][0]) if timers else next_tick) - now
                 try:
-                    item = self._posted.get(timeout=max(0.0, wait)) if wait > 0 else self._posted.get_nowait()
-                except queue.Empty:
+                    item = get(timeout=wait) if wait > 0 else get_nowait()
+                except empty:
                     item = None
                 while item is not None:  # everything already posted, in one turn
-                    self._resume(*item)
+                    resume(*item)
                     try:
-                        item = self._posted.get_nowait()
-                    except queue.Empty:
+                        item = get_nowait()
+                    except empty:
                         item = None
-                if on_tick is not None and time.monotonic() >= next_tick:
-                    next_tick = time.monotonic() + tick_s
-                    on_tick()
+                if clock() >= next_tick:
+                    next_tick = clock() + tick_s
+                    if on_tick is not None:
+                        on_tick()
             except KeyboardInterrupt:
                 interrupted = True
-                self._cancel.set()
+                cancel.set()
         _CURRENT.hub = None
         if self._helpers is not None:
             self._helpers.shutdown(wait=False, cancel_futures=True)
@@ -147,10 +157,14 @@ class Hub:
         if worker.dead:
             return
         self._turn_began = began = time.perf_counter()
-        if error is not None:
-            worker.throw(error)
-        else:
-            worker.switch(value)
+        try:
+            if error is not None:
+                worker.throw(error)
+            else:
+                worker.switch(value)
+        finally:
+            if worker.dead:
+                self._alive -= 1
         held = time.perf_counter() - max(began, self._turn_began)
         if held >= HELD_S:  # one worker kept every other one waiting: a driver call outside tx.call, or long Python work
             self.held_s += held

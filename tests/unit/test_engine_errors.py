@@ -68,7 +68,9 @@ def test_greenlet_workers_send_session_execute_through_execute_async_with_the_sa
     session = object.__new__(Session)  # never connected: only execute_async is called
     calls = []
 
-    def fake_execute_async(**named):
+    def fake_execute_async(query, parameters=None, trace=False, custom_payload=None, timeout=None, **named):
+        """execute_async's own order: query, parameters, trace, custom_payload, timeout, ..."""
+        named = {"query": query, "parameters": parameters, **({"timeout": timeout} if timeout is not None else {}), **named}
         calls.append(named)
         return FakeFuture(RuntimeError("refused") if named.get("parameters") == ("bad",) else "rows")
 
@@ -80,4 +82,5 @@ def test_greenlet_workers_send_session_execute_through_execute_async_with_the_sa
     assert calls[-1] == {"query": "SELECT 1", "parameters": (7,), "timeout": 5.0, "execution_profile": "p"}
     assert got == ["rows"]
     start(("SELECT 1", ("bad",)), {}, got.append, got.append)
+    assert calls[-1] == {"query": "SELECT 1", "parameters": ("bad",)}
     assert isinstance(got[-1], RuntimeError)
