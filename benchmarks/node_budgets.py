@@ -61,21 +61,21 @@ class Experiment:
 FAN_OUT_SIZES = {"users": 200, "follows": 20, "posts": 10}
 FAN_OUT_QUICK = {"users": 40, "follows": 10, "posts": 8}
 CLASSROOM = {
-    "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [16, 48], 2000, "node_budgets", "login",
+    "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [32, 96], 2000, "node_budgets", "login",
                               warmup={"login": 2000}),
-    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [16, 48], 1000,
+    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [32, 96], 1000,
                           "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}),
     "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 20000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
-                          [1, 2, 4, 8], [16, 48], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}),
+                          [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}),
 }
 QUICK = {
-    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [8], 300, "node_budgets_quick", "login",
+    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [16], 300, "node_budgets_quick", "login",
                               warmup={"login": 300}),
     "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_QUICK), ("post", FAN_OUT_QUICK)],
-                          [2], [8], 200, "node_budgets_fan_out_quick", "page or post",
+                          [2], [16], 200, "node_budgets_fan_out_quick", "page or post",
                           warmup={"paginate": 200}),
     "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 2000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
-                          [1, 2], [8], 600, "node_budgets_ycsb_pk_quick", "read or update",
+                          [1, 2], [16], 600, "node_budgets_ycsb_pk_quick", "read or update",
                           warmup={None: 600}),
 }
 
@@ -85,7 +85,7 @@ def pattern_ratios(df: pd.DataFrame, unit: str) -> pd.DataFrame:
     out = []
     for (phase, nodes, threads), group in df.groupby(["phase", "nodes", "threads"]):
         by = group.set_index("approach")
-        row = {"phase": phase, "nodes": nodes, "in flight": threads * group["processes"].iloc[0]}
+        row = {"phase": phase, "nodes": nodes, "in flight": threads}  # threads: client threads in all processes
         for a in by.index:
             row[f"{a} {unit}s/s"] = round(by.loc[a, "throughput"], 1)
         for naive in [a for a in by.index if a.startswith("naive")]:
@@ -109,7 +109,7 @@ def scaling(df: pd.DataFrame, unit: str) -> pd.DataFrame:
         base = group.iloc[0]
         for _, r in group.iterrows():
             out.append({
-                "in flight": threads * r["processes"], "nodes": r["nodes"], f"{unit}s/s": round(r["throughput"], 1),
+                "in flight": threads, "nodes": r["nodes"], f"{unit}s/s": round(r["throughput"], 1),
                 f"x of {base['nodes']} node(s)": round(r["throughput"] / base["throughput"], 2),
                 "node budgets in total (cores)": round(r["nodes"] * r["node_cpu"], 2),
                 f"server ms CPU/{unit}": round(r["server_cpu_ms_per_tx"], 2),
@@ -167,7 +167,7 @@ def cfs_period(quick: bool, command: str) -> None:
     print(summary.to_string(index=False))
 
 
-WIDE_CLIENTS = [(2, 48), (4, 24), (4, 48)]  # (processes, threads): 96 in flight in 2 or 4 processes, then 192
+WIDE_CLIENTS = [(2, 96), (4, 96), (4, 192)]  # (processes, threads in all): 96 in flight in 2 or 4 processes, then 192
 
 
 def index_table_wide(quick: bool, command: str) -> None:
@@ -178,7 +178,7 @@ def index_table_wide(quick: bool, command: str) -> None:
     runs would otherwise favour whichever approach runs last); the ratios use both repeats' mean."""
     exp = QUICK["index-table"] if quick else CLASSROOM["index-table"]
     phase, sizes = exp.phases[0]
-    node_counts, clients = ([2], [(2, 4), (4, 2)]) if quick else ([4, 8], WIDE_CLIENTS)
+    node_counts, clients = ([2], [(2, 8), (4, 8)]) if quick else ([4, 8], WIDE_CLIENTS)
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: list[dict[str, Any]] = []
     try:
@@ -198,7 +198,7 @@ def index_table_wide(quick: bool, command: str) -> None:
     finally:
         slot.stop()
     df = pd.DataFrame(rows)
-    df["in_flight"] = df["threads"] * df["processes"]
+    df["in_flight"] = df["threads"]  # client threads in all processes
     name = "node_budgets_login_wide" + ("_quick" if quick else "")
     size_note = ", ".join(f"{k}={v}" for k, v in sizes.items())
     title = f"index-table login on nodes budgeted at {BUDGET} core each, up to 192 in flight, 2 vs 4 client processes ({size_note})"

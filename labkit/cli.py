@@ -129,6 +129,16 @@ def down() -> None:
     typer.echo("nothing to stop" if not stopped else "stopped: " + ", ".join(stopped))
 
 
+def _processes_option(text: str) -> int | str:
+    """--processes: 'auto' or a whole number of at least 1."""
+    value = text.strip().lower()
+    if value == "auto":
+        return "auto"
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"--processes takes a whole number of at least 1, or auto; got {text!r}")
+    return int(value)
+
+
 @app.command("run")
 def run_pattern(
     pattern: str = typer.Argument(..., help="Pattern: uuid-key, index-table, enumerable-keys or fan-out."),
@@ -137,7 +147,7 @@ def run_pattern(
     nodes: str = typer.Option("1", "--nodes", "-n", help="Node counts: 4, or 4,8, or 1:8:1."),
     threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),
     operations: int = typer.Option(1000, "--operations", "-o", help="Transactions per run."),
-    processes: int = typer.Option(1, "--processes", help="Client processes (each with its own connections)."),
+    processes: str = typer.Option("auto", "--processes", help="Client processes (each with its own connections) that share each point's threads: a number, or auto (as many as help, at most one per core; the row records what was used)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
     workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: greenlets."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
@@ -159,8 +169,9 @@ def run_pattern(
         check_provider(provider)
         thread_counts = parse_range(threads)
         node_counts = parse_range(nodes)
+        process_count = _processes_option(processes)
         for t in thread_counts or [0]:
-            validate(t, operations, processes, None, 0, *([workers] if workers else []))
+            validate(t, operations, process_count, None, 0, *([workers] if workers else []))
         ResultsStore(out)
         module = pattern_module(pattern)
         phase = phase or module.PHASES[-1]
@@ -181,7 +192,7 @@ def run_pattern(
         for key in options:
             if key not in accepted:
                 raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")
-        plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=processes,
+        plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {})
         rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:

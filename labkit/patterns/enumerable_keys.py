@@ -73,8 +73,8 @@ def check_comments(phase: str, comments: int) -> None:
         raise ConfigError(f"the paginate phase needs a post with at least {PAGE_SIZE} comments; got comments={comments}")
 
 
-def check_processes(processes: int) -> None:
-    if processes != 1:
+def check_processes(processes: int | str) -> None:
+    if processes not in (1, "auto"):  # "auto" stays at one: the workload's max_processes
         raise ConfigError("the Enumerable Keys workload checks its pages in memory: run it with processes=1")
 
 
@@ -83,6 +83,7 @@ class CommentStore(BaseWorkload):
 
     engine = ""
     numbered_keys = True  # the pattern numbers comments 1, 2, 3...: unused numbers must be deleted comments
+    max_processes = 1  # the pages and deletions it checks are kept in this process's memory
 
     def __init__(self, approach: str, phase: str, comments: int = 0, delete_every: int = 0, keep: bool = False, post: str | None = None):
         check_choice(PATTERN, "approach", approach, APPROACHES)

@@ -54,7 +54,7 @@ def _sweep(module: Any, plan: SweepPlan, slot: ClusterSlot, options: dict[str, A
     for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter, echo=echo):
         cpu = row.get("server_cpu_ms_per_tx")
         echo(
-            f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3}  {row['throughput']:>9,.0f} tx/s  "
+            f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  {row['throughput']:>9,.0f} tx/s  "
             f"p95 {row['p95_us'] / 1000:7.1f} ms  " + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "") +
             f"verify={row.get('verify_ok')}  limit={row.get('limit')}"
         )

@@ -75,6 +75,8 @@ class TwoRegionRegistration(BaseWorkload):
     region was handed, the partition's cut and heal around the run, and verify(). An engine supplies
     next_key (its counter), insert, stored, cut_link, heal_link and disconnect."""
 
+    max_processes = 1  # what each region registered is kept in this process's memory for verify()
+
     def __init__(self, approach: str, test: str, users: int, converge: Callable[[], None] | None = None):
         check_choice(PATTERN, "approach", approach, APPROACHES)
         check_choice(PATTERN, "test", test, TESTS)

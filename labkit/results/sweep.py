@@ -10,22 +10,15 @@ from typing import Any, Callable, Iterator, Sequence
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
 from ..runner import RunResult, run, validate
-from ..runner.cpu import cores_available
+from ..runner.cpu import AUTO, cores_available, per_process_capacity
 from .metadata import run_metadata
 from .store import ResultsStore
 
 APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outside any pattern
-THREADS_PER_PROCESS = 16
-"""Above this many threads one client process queues for Python's interpreter lock against a fast server
-(measured here: one process of 16 threads used 0.67 cores and its probe thread waited 3.4 ms to run)."""
 SWEEP_WORKERS = "greenlets"
 """Sweeps (panels, `labkit run`, benchmarks) run the library's pattern code, which makes every database
 call through `tx.call`, so they keep each process's transactions in flight as greenlets unless
-run_options says otherwise. Measured (benchmarks/runner_vs_driver.py): one process of greenlets kept
-0.55/0.66/0.81 of the driver's best loop at 16/32/64 in flight, one of threads 0.51/0.51/0.49."""
-GREENLETS_PER_PROCESS = 64
-"""Greenlet workers share one thread, so a process carries many more of them; measured up to 64 in flight
-(benchmarks/runner_vs_driver.py), where one process of greenlets still beat one process of threads."""
+run_options says otherwise (benchmarks/runner_vs_driver.py measures both against the driver's best loop)."""
 
 
 def check_approach(name: str) -> None:
@@ -58,14 +51,20 @@ def parse_range(text: str) -> list[int]:
 
 @dataclass
 class SweepPlan:
-    """What to measure: every combination of nodes x approaches x threads, `repeats` times each."""
+    """What to measure: every combination of nodes x approaches x threads, `repeats` times each.
+
+    `threads` are client threads in all (transactions in flight across the client processes), the x axis
+    of every figure. `processes="auto"` spreads each point over as many client processes as help
+    (runner.cpu.auto_processes: up to 64 greenlets or 16 threads each, at most one per core, one where
+    the workload keeps its checks in one process); a number fixes it, and each thread count must then
+    divide evenly. Every row records the processes used and `threads_per_process`."""
 
     pattern: str
     approaches: Sequence[str]
     threads: Sequence[int]
     operations: int
     nodes: Sequence[int] = (1,)
-    processes: int = 1
+    processes: int | str = AUTO
     repeats: int = 1
     run_options: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, Any] = field(default_factory=dict)
@@ -79,6 +78,9 @@ class SweepPlan:
         for t in self.threads:
             validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0),
                      self.run_options.get("workers", SWEEP_WORKERS))
+            if self.processes != AUTO and t % self.processes:
+                raise ConfigError(f"{t} client threads do not divide evenly over {self.processes} processes: use a multiple of "
+                                  f"{self.processes}, or processes='auto'")
         for n in self.nodes:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ConfigError(f"node counts must be whole numbers of at least 1; got {n!r}")
@@ -89,19 +91,18 @@ class SweepPlan:
         """Before anything runs: a sentence when some point asks one process for more threads than it
         serves well, saying how many processes would do, or that this machine has no cores to add."""
         kind = self.run_options.get("workers", SWEEP_WORKERS)
-        per_process = GREENLETS_PER_PROCESS if kind == "greenlets" else THREADS_PER_PROCESS
-        crowded = [t for t in self.threads if t > per_process]
-        if not crowded:
-            return None
+        per_process = per_process_capacity(kind)
         cores = cores_available()
-        most = max(crowded)
-        in_flight = most * self.processes
-        head = (f"{most} {kind} per client process (x {self.processes} process(es)) is more than one Python process drives well "
-                f"(about {per_process}); ")
-        if self.processes < cores:
-            suggested = min(-(-in_flight // per_process), cores)  # same in flight, at most per_process each where cores allow
+        most = max(self.threads)
+        processes = min(-(-most // per_process), cores) if self.processes == AUTO else self.processes
+        if -(-most // processes) <= per_process:
+            return None
+        head = (f"{most} client {kind} over {processes} process(es) is {-(-most // processes)} per process, more than one Python "
+                f"process drives well (about {per_process}); ")
+        if processes < cores:
+            suggested = min(-(-most // per_process), cores)
             return head + (f"points with more {kind} may measure the client, not the database. Try processes={suggested} "
-                           f"with {-(-in_flight // suggested)} {kind} each. The `limit` column will say which points the client held back.")
+                           f"(or 'auto'). The `limit` column will say which points the client held back.")
         return head + (f"this machine has {cores} cores for the client and the servers together, so more processes would not help: "
                        "the `limit` column will say which points the client held back.")
 
@@ -146,10 +147,11 @@ def sweep(
                     if cancel.is_set():
                         return
                     workload = workload_for(approach, cluster)
+                    fixed = plan.processes != AUTO
                     try:
                         result = run(
                             workload,
-                            threads=threads,
+                            threads=threads // plan.processes if fixed else threads,
                             operations=plan.operations,
                             processes=plan.processes,
                             cancel=cancel,
@@ -166,7 +168,7 @@ def sweep(
                         pattern=plan.pattern,
                         approach=approach,
                         threads=threads,
-                        processes=plan.processes,
+                        processes=result.processes,
                         operations=plan.operations,
                         repeat=repeat,
                     )

@@ -50,7 +50,7 @@ class RunResult:
 
     workload: str
     complete: bool
-    threads: int
+    threads: int  # workers (transactions in flight) in all client processes
     processes: int
     operations: int  # transactions requested
     warmup: int
@@ -77,6 +77,7 @@ class RunResult:
     error_samples: dict[str, str] = field(default_factory=dict)
     measurements: Measurements | None = field(default=None, repr=False)
     parts: list[Measurements] = field(default_factory=list, repr=False)  # one per client process
+    threads_per_process: list[int] = field(default_factory=list)  # how `threads` were spread over the processes
 
     @property
     def count(self) -> int:
@@ -103,6 +104,7 @@ class RunResult:
             "complete": self.complete,
             "threads": self.threads,
             "processes": self.processes,
+            "threads_per_process": "/".join(map(str, self.threads_per_process)) or str(self.threads),
             "operations": self.operations,
             "warmup": self.warmup,
             "target_rate": self.target_rate,
@@ -177,7 +179,7 @@ class RunResult:
         s = self.stats
         state = "" if self.complete else " [INCOMPLETE: stopped early]"
         lines = [
-            f"{self.workload}: {self.count}/{self.operations} transactions, {self.threads} threads x "
+            f"{self.workload}: {self.count}/{self.operations} transactions, {self.threads} workers in "
             f"{self.processes} process(es), {self.wall_s:.3f} s, {self.throughput:,.0f} tx/s{state}",
         ]
         if s.count:

@@ -7,7 +7,7 @@ import threading
 from typing import Any, Callable
 
 from ..errors import ConfigError, LabkitError
-from .cpu import MachineCpu, saturation
+from .cpu import AUTO, MachineCpu, client_layout, saturation
 from .division import split_evenly
 from .limits import limit_of
 from .measurements import merged
@@ -45,7 +45,8 @@ def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, wa
         )
     _check_int("threads", threads, 1, "Use threads=1 or more client threads (per process).")
     _check_int("operations", operations, 1, "Use operations=1 or more transactions to measure.")
-    _check_int("processes", processes, 1, "Use processes=1 (the default) or more client processes.")
+    if processes != AUTO:
+        _check_int("processes", processes, 1, "Use processes=1 (the default), more client processes, or processes='auto'.")
     _check_int("warmup", warmup, 0, "Use warmup=0 to skip the warm-up.")
     if target_rate is not None:
         if isinstance(target_rate, bool) or not isinstance(target_rate, (int, float)) or target_rate <= 0:
@@ -73,7 +74,7 @@ def run(
     *,
     threads: int,
     operations: int,
-    processes: int = 1,
+    processes: int | str = 1,
     target_rate: float | None = None,
     warmup: int = 0,
     retry: RetryPolicy | None = None,
@@ -87,7 +88,10 @@ def run(
     server_meter: ServerMeter | None = None,
     workers: str = DEFAULT_WORKERS,
 ) -> RunResult:
-    """Run `operations` transactions of `workload` on `processes` x `threads` workers.
+    """Run `operations` transactions of `workload` on `processes` x `threads` workers, or, with
+    processes="auto", on `threads` workers in all, spread over as many processes as runner.cpu.auto_processes
+    finds useful (the workload's `max_processes` attribute caps it); the result's `threads` is always the
+    workers in all processes, `threads_per_process` how they were spread.
 
     Phases: setup, load (not measured), warm-up (`warmup` transactions, not measured), then every
     worker is released by one barrier and runs its exact share; wall time runs from the release to the
@@ -116,26 +120,29 @@ def run(
         raise ConfigError(
             f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
         )
-    _call_hook(workload, "check_run", threads=threads, processes=processes, operations=operations)
+    layout = client_layout(threads, processes, workers, getattr(workload, "max_processes", None))
+    processes = len(layout)
+    _call_hook(workload, "check_run", threads=sum(layout), processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
     name = getattr(workload, "name", type(workload).__name__)
 
-    worker_count = threads * processes
+    worker_count = sum(layout)
     shares = split_evenly(operations, worker_count)
     warmups = split_evenly(warmup, worker_count)
+    firsts = [sum(layout[:p]) for p in range(processes)]
     specs = [
         PoolSpec(
-            first_worker=p * threads,
+            first_worker=first,
             workers_total=worker_count,
-            shares=shares[p * threads : (p + 1) * threads],
-            warmups=warmups[p * threads : (p + 1) * threads],
+            shares=shares[first : first + count],
+            warmups=warmups[first : first + count],
             seed=seed,
             policy=retry,
             target_rate=target_rate,
             workers=workers,
         )
-        for p in range(processes)
+        for first, count in zip(firsts, layout)
     ]
     tick = (lambda done: progress(done, operations)) if progress else None
 
@@ -207,8 +214,9 @@ def run(
     return RunResult(
         workload=name,
         complete=complete,
-        threads=threads,
+        threads=worker_count,
         processes=processes,
+        threads_per_process=layout,
         operations=operations,
         warmup=warmup,
         target_rate=target_rate,

@@ -259,7 +259,7 @@ class ControlPanel:
             self._draw(row)
             verdict = "" if row.get("verify_ok") in (True, None) else " · VERIFY FAILED"
             self._say(
-                f"{row['approach']} · {row['threads']} threads: {row['throughput']:,.0f} tx/s, p95 {row['p95_us'] / 1000:.1f} ms{verdict}",
+                f"{row['approach']} · {row['threads']} threads ({row['processes']} client process{'es' if row['processes'] != 1 else ''}): {row['throughput']:,.0f} tx/s, p95 {row['p95_us'] / 1000:.1f} ms{verdict}",
                 "firebrick" if verdict else "black",
             )
 

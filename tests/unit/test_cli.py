@@ -94,6 +94,10 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "uuid-key", "--set", "latency=70"], "has no setting 'latency'"),
         (["run", "enumerable-keys", "--phase", "delete"], "unknown phase 'delete' for enumerable-keys"),
         (["run", "enumerable-keys", "--set", "posts=3"], "it takes: comments, delete_every"),
+        (["run", "index-table", "--processes", "many"], "--processes takes a whole number of at least 1, or auto; got 'many'"),
+        (["run", "index-table", "--processes", "0"], "or auto; got '0'"),
+        (["run", "index-table", "--threads", "6", "--processes", "4"], "6 client threads do not divide evenly over 4 processes"),
+        (["run", "enumerable-keys", "--processes", "2"], "run it with processes=1"),
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):

@@ -153,14 +153,17 @@ def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatc
     monkeypatch.setattr(sweep_module, "cores_available", lambda: 4)
     assert plan([4, 16], 1).client_advice() is None
     advice = plan([8, 48], 1).client_advice()
-    assert "48 threads per client process" in advice and "processes=3 with 16 threads each" in advice
-    assert "processes=4" in plan([64], 2).client_advice()
+    assert "48 client threads over 1 process(es) is 48 per process" in advice and "processes=3" in advice
+    assert "processes=4" in plan([128], 2).client_advice()
     assert plan([8, 48], 1, "greenlets").client_advice() is None  # one thread carries many greenlets
-    assert "96 greenlets per client process" in plan([96], 1, "greenlets").client_advice()
+    assert "96 per process" in plan([96], 1, "greenlets").client_advice()
+    assert plan([96], "auto", "greenlets").client_advice() is None  # auto: two processes of 48
+    assert plan([48], "auto").client_advice() is None  # auto: three processes of 16 threads
     monkeypatch.setattr(sweep_module, "cores_available", lambda: 2)
-    assert "would not help" in plan([48], 2).client_advice()
+    assert "would not help" in plan([96], 2).client_advice()
+    assert "would not help" in plan([96], "auto").client_advice()
     echoed = []
-    list(sweep_module.sweep(plan([48], 2), cluster_for=lambda n: None, workload_for=None, echo=echoed.append, cancel=_set_event()))
+    list(sweep_module.sweep(plan([96], 2), cluster_for=lambda n: None, workload_for=None, echo=echoed.append, cancel=_set_event()))
     assert echoed and "would not help" in echoed[0]
 
 
