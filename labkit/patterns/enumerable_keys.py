@@ -260,6 +260,8 @@ ENGINE_MODULES = {
     "couchbase": "labkit.patterns.enumerable_keys_couchbase",
     "cassandra": "labkit.patterns.enumerable_keys_cassandra",
 }
+ENGINES = tuple(ENGINE_MODULES)
+"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
 
 
 def store_class(engine: str) -> type[CommentStore]:

@@ -29,6 +29,8 @@ PATTERN = "fan-out"
 KEYSPACE = "fan_out"
 APPROACHES = ("naive", "pattern")
 PHASES = ("post", "paginate")
+ENGINES = ("cassandra",)
+"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
 EPOCH_MS = 1_700_000_000_000  # the first activity's time; each user's next one is a second later
 
 

@@ -30,6 +30,8 @@ PATTERN = "index-table"
 KEYSPACE = "index_table"
 APPROACHES = ("naive/legacy", "naive/sai", "pattern")
 PHASES = ("register", "login")
+ENGINES = ("cassandra",)
+"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
 EMAIL_DOMAIN = "students.example"
 USER_NAMESPACE = uuid.UUID("6f1c1b1e-3c1a-4d7e-9a55-2f0d3a1b7c11")
 

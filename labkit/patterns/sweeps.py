@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..clusters.slot import ClusterSlot
+from ..errors import ConfigError
 from ..results import ResultsStore, SweepPlan, sweep
 
 
@@ -30,6 +31,11 @@ def run_pattern_sweep(
     duration (sweep_resources(**options), a context manager yielding more workload_for arguments), and
     check a plan before anything starts (check_plan(plan)). `node_cpu` budgets each node of the
     cluster this call starts (a given `slot` keeps its own budget)."""
+    engines = getattr(module, "ENGINES", ("cassandra",))
+    if engine not in engines:
+        name = getattr(module, "PATTERN", module.__name__.rsplit(".", 1)[-1])
+        raise ConfigError(f"{name} has no workload for {engine} in this version: it runs on {', '.join(engines)}. "
+                          f"Choose --engine {engines[0]}.")
     options = dict(options or {})
     plan.labels = {**options, **plan.labels}
     check = getattr(module, "check_plan", None)

@@ -43,6 +43,9 @@ HOME_KEYSPACE = "uuid_key_home"  # the availability test's counter: replicated i
 APPROACHES = ("naive", "pattern", "pattern/timeuuid")
 TESTS = ("availability", "partition")
 PHASES = TESTS  # `labkit run uuid-key --phase partition`; the notebook's rows call it phase too
+ENGINES = ("cassandra",)
+"""Engines `labkit run` can sweep: two local datacenters with a toxiproxy link. Couchbase's two clusters
+(uuid_key_couchbase) are driven from the notebook, which starts them itself."""
 CLUSTER_OPTIONS = {"dcs": 2}  # what a sweep's cluster must have: USA's dc1 and Ireland's dc2
 REGIONS = ("usa", "ireland")
 REGION_DC = {"usa": "dc1", "ireland": "dc2"}

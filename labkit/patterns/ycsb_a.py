@@ -22,6 +22,8 @@ TABLE = "usertable"
 FIELD_BYTES = 100
 DISTRIBUTIONS = ("zipfian", "uniform")
 APPROACHES = ("baseline",)
+ENGINES = ("cassandra",)
+"""Engines this workload has a binding for."""
 
 
 def zipf_cumulative(n: int, theta: float = 0.99) -> list[float]:

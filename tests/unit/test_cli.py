@@ -98,6 +98,8 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "index-table", "--processes", "0"], "or auto; got '0'"),
         (["run", "index-table", "--threads", "6", "--processes", "4"], "6 client threads do not divide evenly over 4 processes"),
         (["run", "enumerable-keys", "--processes", "2"], "run it with processes=1"),
+        (["run", "fan-out", "--engine", "mongodb"], "fan-out has no workload for mongodb in this version: it runs on cassandra"),
+        (["run", "index-table", "--engine", "couchbase"], "Choose --engine cassandra"),
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):
