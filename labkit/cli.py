@@ -197,6 +197,9 @@ def run_pattern(
         rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
+    if rows and not rows[-1].get("complete", True):  # Ctrl-C: the runner kept what it measured, the sweep stopped
+        typer.echo(f"interrupted: {len(rows)} rows appended to {out}, the last one partial (complete=False)", err=True)
+        raise typer.Exit(130)
     typer.echo(f"{len(rows)} rows appended to {out}")
 
 

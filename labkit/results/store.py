@@ -30,9 +30,22 @@ def load(path: str | Path) -> pd.DataFrame:
     return pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
 
 
+def _usual_mode(path: Path) -> int:
+    """The mode a plain open() would give the file: an existing table keeps its own; a new one gets
+    0666 less the umask (mkstemp's temporary file is 0600, which a course's shared folder cannot read)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def _write_atomically(frame: pd.DataFrame, path: Path, suffix: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _usual_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, mode)
     os.close(fd)
     try:
         if suffix == ".csv":

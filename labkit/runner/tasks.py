@@ -12,9 +12,11 @@ speed of threads). Sleeps (pacing, retry backoff) are hub timers, never blocking
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import queue
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -110,6 +112,34 @@ class Hub:
 
         The loop is the runner's hot path at many calls in flight: one blocking wait per batch of replies,
         then every reply already posted is handed to its worker in the same turn."""
+        with self._ctrl_c_cancels() as ctrl_c:
+            interrupted = self._run(workers, on_tick, tick_s)
+        return interrupted or ctrl_c.pressed
+
+    @contextlib.contextmanager
+    def _ctrl_c_cancels(self):
+        """While the hub runs in the main thread, the first Ctrl-C cancels the run instead of raising
+        KeyboardInterrupt: raised between taking a reply off the queue and handing it to its worker, the
+        exception would lose the reply and leave that worker parked for ever (seen: a `labkit run` that
+        ignored Ctrl-C). A second Ctrl-C is an ordinary KeyboardInterrupt again."""
+        state = type("CtrlC", (), {"pressed": False})()
+        if threading.current_thread() is not threading.main_thread():
+            yield state  # signals reach the main thread only
+            return
+        previous = signal.getsignal(signal.SIGINT)
+
+        def cancel_run(signum: int, frame: Any) -> None:
+            state.pressed = True
+            self._cancel.set()
+            signal.signal(signal.SIGINT, previous)
+
+        signal.signal(signal.SIGINT, cancel_run)
+        try:
+            yield state
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    def _run(self, workers: list[greenlet.greenlet], on_tick: Callable[[], None] | None, tick_s: float) -> bool:
         self._loop = greenlet.getcurrent()
         _CURRENT.hub = self
         interrupted = False

@@ -26,3 +26,35 @@ def test_labkit_up_status_down_leave_no_jvm(tmp_path):
     assert labkit_jvms() == []
     again = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
     assert json.loads(again.stdout) == {"clusters": []}
+
+
+def test_an_interrupted_labkit_run_keeps_its_rows_and_exits_130(tmp_path):
+    """Ctrl-C in the middle of a sweep: the rows measured so far (the last one partial) are in the file,
+    the command says so and exits 130 like any interrupted command, and its cluster is stopped."""
+    import os
+    import signal
+    import time
+
+    import pandas as pd
+
+    labkit = str(Path(sys.executable).with_name("labkit"))
+    out = tmp_path / "r.csv"
+    proc = subprocess.Popen([labkit, "run", "index-table", "--phase", "login", "--nodes", "1", "--threads", "2,4,6,8",
+                             "--operations", "4000", "--set", "users=300", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    try:
+        deadline = time.monotonic() + 300
+        while not (out.exists() and len(pd.read_csv(out)) >= 1) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(1.0)  # into the next run's measured window
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, (stdout, stderr)
+    assert "interrupted" in stderr
+    rows = pd.read_csv(out)
+    assert len(rows) >= 1 and rows["complete"].iloc[:-1].all()
+    assert labkit_jvms() == []

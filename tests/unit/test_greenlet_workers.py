@@ -279,3 +279,36 @@ def test_a_driver_call_outside_tx_call_is_named_as_the_client_limit():
     r = run(Through(), threads=8, operations=80, workers="greenlets")
     assert "outside tx.call" not in r.limit_note
     assert run(Direct(), threads=8, operations=80, workers="threads").limit_note.find("outside tx.call") < 0
+
+
+@pytest.mark.timeout(120)
+def test_a_real_ctrl_c_at_any_moment_ends_a_greenlet_run_with_what_was_measured():
+    """SIGINT, as a terminal's Ctrl-C sends it, at random moments of many runs: every run ends promptly
+    and partial, and the usual SIGINT handler is back afterwards. (With the real driver, a Ctrl-C raised
+    as KeyboardInterrupt inside the hub's thread left `labkit run` waiting for ever: see
+    tests/integration/test_cli_cluster.py.)"""
+    import os
+    import random
+    import signal
+
+    class SignalledOnce(KeyReads):
+        def __init__(self, server, after_s):
+            super().__init__(server)
+            self.after_s = after_s
+            self.timer = None
+
+        def transaction(self, tx):
+            if tx.seq == 0 and self.timer is None:  # the measured window has begun: the hub is running
+                self.timer = threading.Timer(self.after_s, os.kill, (os.getpid(), signal.SIGINT))
+                self.timer.start()
+            super().transaction(tx)
+
+    rng = random.Random(7)
+    for _ in range(12):
+        w = SignalledOnce(FakeAsyncServer(delay=0.0005), after_s=rng.uniform(0.02, 0.3))
+        started = time.monotonic()
+        r = run(w, threads=16, operations=400_000, workers="greenlets", verify=False)
+        w.timer.join()
+        assert not r.complete and 0 < r.count < 400_000
+        assert time.monotonic() - started < 10
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the run put the usual handler back

@@ -95,6 +95,24 @@ def test_append_is_atomic_when_writing_crashes(tmp_path: Path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["r.csv"]  # no temp file left behind
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_result_files_get_the_usual_permissions_and_keep_their_own(tmp_path: Path, fmt):
+    import os
+    import stat
+
+    path = tmp_path / f"shared.{fmt}"
+    old = os.umask(0o022)
+    try:
+        append_rows(path, [{"a": 1}])
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644  # readable by the course, like any file written with open()
+        path.chmod(0o664)  # a shared folder's group-writable table stays so
+        append_rows(path, [{"a": 2}])
+        assert stat.S_IMODE(path.stat().st_mode) == 0o664
+    finally:
+        os.umask(old)
+    assert list(load(path)["a"]) == [1, 2]
+
+
 def test_append_adds_new_columns(tmp_path: Path):
     out = tmp_path / "r.parquet"
     append_rows(out, [{"a": 1}])
