@@ -504,6 +504,8 @@ def reap(directory: Path, wipe: bool = False) -> list[int]:
     directories (data, logs) stay for a look at what happened, until a new start wipes them."""
     killed = processes.reap_under(directory)
     budgets.remove(directory)
+    for tmp in directory.glob("node*/tmp"):  # the JVMs' temporary files (java.io.tmpdir) go with them
+        shutil.rmtree(tmp, ignore_errors=True)
     if wipe and directory.exists():
         for node_dir in directory.glob("node*"):
             shutil.rmtree(node_dir, ignore_errors=True)

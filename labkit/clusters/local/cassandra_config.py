@@ -7,6 +7,7 @@ laptop: 512 MiB heap, Serial GC and C1 only brought 3 nodes to CQL-ready in abou
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -200,7 +201,8 @@ def logback_xml(node: NodeSpec) -> str:
 def write_node_files(node: NodeSpec, seeds: list[str], cluster_name: str) -> Path:
     """Create the node's directories and config files; return its conf directory."""
     conf = node.path / "conf"
-    for sub in ("conf", "data", "commitlog", "saved_caches", "hints", "cdc_raw", "logs"):
+    shutil.rmtree(node.path / "tmp", ignore_errors=True)  # what a killed JVM could not delete on its way out
+    for sub in ("conf", "data", "commitlog", "saved_caches", "hints", "cdc_raw", "logs", "tmp"):
         (node.path / sub).mkdir(parents=True, exist_ok=True)
     (conf / "cassandra.yaml").write_text(cassandra_yaml(node, seeds, cluster_name))
     (conf / "cassandra-rackdc.properties").write_text(rackdc_properties(node))
@@ -223,6 +225,9 @@ def server_command(java: str, classpath: str, node: NodeSpec, main_class: str, c
         f"-Dlogback.configurationFile=file://{conf / 'logback.xml'}",
         f"-Dcassandra.logdir={node.path / 'logs'}",
         f"-Dcassandra.storagedir={node.path}",
+        # the JVM's own temporary files (lz4-java unpacks a ~100 KB native library on every start, and a
+        # SIGKILLed JVM never deletes it) live and die with the node, not in the system's /tmp
+        f"-Djava.io.tmpdir={node.path / 'tmp'}",
         f"-Dcassandra.jmx.local.port={node.jmx_port}",
         "-cp",
         classpath,
