@@ -31,16 +31,16 @@ def run_pattern_sweep(
     duration (sweep_resources(**options), a context manager yielding more workload_for arguments), and
     check a plan before anything starts (check_plan(plan)). `node_cpu` budgets each node of the
     cluster this call starts (a given `slot` keeps its own budget)."""
-    engines = getattr(module, "ENGINES", ("cassandra",))
-    if engine not in engines:
-        name = getattr(module, "PATTERN", module.__name__.rsplit(".", 1)[-1])
-        raise ConfigError(f"{name} has no workload for {engine} in this version: it runs on {', '.join(engines)}. "
-                          f"Choose --engine {engines[0]}.")
     options = dict(options or {})
     plan.labels = {**options, **plan.labels}
     check = getattr(module, "check_plan", None)
     if callable(check):
         check(plan)  # refuse a plan the pattern cannot run before any cluster starts
+    engines = getattr(module, "ENGINES", ("cassandra",))
+    if engine not in engines:
+        name = getattr(module, "PATTERN", module.__name__.rsplit(".", 1)[-1])
+        raise ConfigError(f"{name} has no workload for {engine} in this version: it runs on {', '.join(engines)}. "
+                          f"Choose --engine {engines[0]}.")
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None
