@@ -7,8 +7,11 @@ raises NotAvailableError saying what exists instead. Providers register themselv
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 
 from ..errors import ConfigError, NotAvailableError
+from ..machine import docker_engine_usable, java_major
 from .base import ENGINES, PROVIDERS, ClusterInfo
 
 IMPLEMENTED: dict[tuple[str, str], str] = {
@@ -38,8 +41,6 @@ def provider_for(engine: str, provider: str):
     check_engine(engine)
     check_provider(provider)
     if provider == "auto":
-        from ..doctor import choose_provider
-
         provider, _reason = choose_provider(engine)
     target = IMPLEMENTED.get((engine, provider))
     if target is None:
@@ -50,6 +51,27 @@ def provider_for(engine: str, provider: str):
         )
     module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)
+
+
+def choose_provider(engine: str, docker: tuple[bool, str] | None = None) -> tuple[str, str]:
+    """The provider `auto` picks for an engine on this machine, and why (`docker`: an answer of
+    docker_engine_usable() already at hand; asking the engine can take seconds)."""
+    docker_ok, docker_detail = docker or docker_engine_usable()
+    if engine == "cassandra":
+        major, _ = java_major()
+        if major == 17:
+            return "local", "JDK 17 is here: real Apache Cassandra runs as local processes (jars from Maven Central)"
+        if docker_ok:
+            return "compose", f"no JDK 17, but {docker_detail} can run the official cassandra image"
+        return "local", "needs JDK 17 (missing), or a Docker engine for the compose provider"
+    binary = "mongod" if engine == "mongodb" else None
+    if binary and (shutil.which(binary) or os.environ.get("MONGOD_BIN")):
+        return "local", f"{binary} found: a real MongoDB sharded cluster can run as local processes"
+    if docker_ok:
+        return "compose", f"{docker_detail}: the official {engine} image can run"
+    if (engine, "standin") in IMPLEMENTED:
+        return "standin", f"no {engine} server binaries and no Docker engine here: only a labelled stand-in can run (never the real {engine})"
+    return "external", f"no {engine} server binaries and no Docker engine here: point labkit at an existing cluster (--provider external)"
 
 
 def _version() -> str:

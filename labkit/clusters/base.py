@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 ENGINES = ("cassandra", "mongodb", "couchbase")
 PROVIDERS = ("local", "compose", "external", "standin")
+
+
+def labkit_home() -> Path:
+    """Where labkit keeps caches and cluster state (LABKIT_HOME, else ~/.cache/labkit)."""
+    return Path(os.environ.get("LABKIT_HOME", Path.home() / ".cache" / "labkit"))
+
+
+def clusters_dir() -> Path:
+    """One directory per cluster labkit started: its state file, node directories, logs."""
+    return labkit_home() / "clusters"
 
 
 @dataclass(frozen=True)

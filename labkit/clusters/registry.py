@@ -1,6 +1,6 @@
 """The clusters labkit started on this machine, found through their state directories.
 
-Each cluster a provider starts lives in its own directory under `labkit_home()/clusters/<name>/` with a
+Each cluster a provider starts lives in its own directory under `clusters_dir()/<name>/` (base.clusters_dir) with a
 `cluster.json` describing it; that directory is how status and down (and the next start's reaper) find
 what labkit started, and only that.
 """
@@ -8,20 +8,13 @@ what labkit started, and only that.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import psutil
 
-
-def labkit_home() -> Path:
-    """Where labkit keeps caches and cluster state (LABKIT_HOME, else ~/.cache/labkit)."""
-    return Path(os.environ.get("LABKIT_HOME", Path.home() / ".cache" / "labkit"))
-
-
-def clusters_dir() -> Path:
-    return labkit_home() / "clusters"
+from ..faults import Toxiproxy, heal_all
+from .base import clusters_dir
 
 
 PROCESS_PROVIDERS = ("local", "standin")  # clusters made of processes labkit started, found under their directory
@@ -60,8 +53,6 @@ def running_clusters() -> list[dict[str, Any]]:
 
 def stop_all() -> list[str]:
     """Stop every cluster with a state directory (and heal partitions, stop toxiproxy); return their names."""
-    from ..faults import Toxiproxy, heal_all
-
     heal_all()  # a partition left by a crashed lesson would confuse the next cluster
     Toxiproxy().stop()
     stopped = []

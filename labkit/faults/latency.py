@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clusters.local import processes
-from ..clusters.registry import labkit_home
+from ..clusters.base import labkit_home
 from ..errors import LabkitError, NotAvailableError
 
 VERSION = "2.12.0"

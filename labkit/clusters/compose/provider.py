@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
-from ..registry import clusters_dir
+from ..base import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES
 

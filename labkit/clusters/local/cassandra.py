@@ -27,7 +27,7 @@ import psutil
 from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
 from ..base import ClusterInfo
-from ..registry import clusters_dir
+from ..base import clusters_dir
 from . import budgets, cassandra_cds
 from . import cassandra_install as install
 from . import processes

@@ -14,7 +14,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ..registry import clusters_dir, labkit_home
+from ..base import clusters_dir, labkit_home
 from . import cassandra_install as install
 from . import processes
 from .cassandra_config import CQL_PORT, FIRST_JMX_PORT, NodeSpec, server_command, write_node_files

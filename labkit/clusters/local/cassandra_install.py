@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ...doctor import java_major
+from ...machine import java_major
 from ...errors import NotAvailableError
 from .. import maven
-from ..registry import labkit_home
+from ..base import labkit_home
 
 DEFAULT_VERSION = "5.0.9"
 MAIN_CLASS = "org.apache.cassandra.service.CassandraDaemon"

@@ -19,7 +19,7 @@ import psutil
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
-from ..registry import clusters_dir
+from ..base import clusters_dir
 from . import budgets, processes
 from .node_cpu import NodeCpuMeter
 

@@ -18,7 +18,7 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ..local import processes
 from ..local.cassandra_install import require_java17
-from ..registry import clusters_dir, labkit_home
+from ..base import clusters_dir, labkit_home
 
 HOST = "127.0.0.1"
 BANNER = "stand-in for {engine}: mechanics only, performance not meaningful"

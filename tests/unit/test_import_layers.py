@@ -1,0 +1,92 @@
+"""labkit's modules import each other without circles (a circle shows up as an import inside a function
+that only works because of the order things happen to load in), and the ground floor imports nothing of
+labkit's. Read from the source with ast, deferred imports inside functions included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import labkit
+
+ROOT = Path(labkit.__file__).parent
+GROUND_FLOOR = ("labkit.errors", "labkit.clusters.base", "labkit.machine")
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The labkit modules `name` imports anywhere in its source (parent packages left out: Python imports
+    them first anyway, so they cannot close a circle of their own making)."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            targets.update([target, *(f"{target}.{alias.name}" for alias in node.names)])
+        elif isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+    return {t for t in targets if t in modules and t != name and not name.startswith(t + ".")}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_no_module_of_labkit_imports_itself_back_through_others():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert _circles(graph) == []
+
+
+def test_the_finder_sees_a_circle_made_by_an_import_inside_a_function():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_ground_floor_imports_nothing_of_labkit():
+    modules = _modules()
+    for name in GROUND_FLOOR:
+        assert _imports(name, modules[name], modules) == set(), name
