@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Sequence
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
 from ..runner import RunResult, run, validate
-from ..runner.cpu import AUTO, cores_available, per_process_capacity
+from ..runner.cpu import AUTO, auto_processes, cores_available, per_process_capacity
 from .metadata import run_metadata
 from .store import ResultsStore
 
@@ -94,13 +94,14 @@ class SweepPlan:
         per_process = per_process_capacity(kind)
         cores = cores_available()
         most = max(self.threads)
-        processes = min(-(-most // per_process), cores) if self.processes == AUTO else self.processes
-        if -(-most // processes) <= per_process:
+        processes = auto_processes(most, kind) if self.processes == AUTO else self.processes
+        busiest = -(-most // processes)
+        if busiest <= per_process:
             return None
-        head = (f"{most} client {kind} over {processes} process(es) is {-(-most // processes)} per process, more than one Python "
+        head = (f"{most} client {kind} over {processes} process(es) is {busiest} per process, more than one Python "
                 f"process drives well (about {per_process}); ")
         if processes < cores:
-            suggested = min(-(-most // per_process), cores)
+            suggested = auto_processes(most, kind)
             return head + (f"points with more {kind} may measure the client, not the database. Try processes={suggested} "
                            f"(or 'auto'). The `limit` column will say which points the client held back.")
         return head + (f"this machine has {cores} cores for the client and the servers together, so more processes would not help: "

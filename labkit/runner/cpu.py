@@ -6,6 +6,8 @@ import os
 
 import psutil
 
+from .division import split_evenly
+
 SATURATION_THRESHOLD = 0.9
 
 
@@ -81,7 +83,5 @@ def client_layout(threads: int, processes: int | str, workers: str, max_processe
     """Workers per client process. An int `processes` runs `threads` workers in each; "auto" spreads
     `threads` workers in all over auto_processes() processes, as evenly as whole workers allow."""
     if processes == AUTO:
-        count = auto_processes(threads, workers, max_processes)
-        base, extra = divmod(threads, count)
-        return [base + 1 if i < extra else base for i in range(count)]
+        return split_evenly(threads, auto_processes(threads, workers, max_processes))
     return [threads] * processes

@@ -98,6 +98,7 @@ def run(
     last completion. `target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
     `cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
     is skipped then). With processes > 1 the workload is pickled into each spawned process.
+    A workload with a `max_processes` attribute is refused more processes than that (auto stays within it).
     Optional hook `check_run(threads=, processes=, operations=)` runs first and raises ConfigError for
     a run the workload cannot do, before setup touches the database. Optional hook `open_process()`
     runs once in every client process before its workers start (connect there, so connecting is not
@@ -120,8 +121,12 @@ def run(
         raise ConfigError(
             f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
         )
-    layout = client_layout(threads, processes, workers, getattr(workload, "max_processes", None))
+    most = getattr(workload, "max_processes", None)
+    layout = client_layout(threads, processes, workers, most)
     processes = len(layout)
+    if most is not None and processes > most:
+        raise ConfigError(f"{getattr(workload, 'name', type(workload).__name__)} keeps what it checks in one client process's memory "
+                          f"(max_processes={most}): run it with processes={most} or processes='auto'")
     _call_hook(workload, "check_run", threads=sum(layout), processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()

@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+import types
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
@@ -122,7 +123,7 @@ class Hub:
         KeyboardInterrupt: raised between taking a reply off the queue and handing it to its worker, the
         exception would lose the reply and leave that worker parked for ever (seen: a `labkit run` that
         ignored Ctrl-C). A second Ctrl-C is an ordinary KeyboardInterrupt again."""
-        state = type("CtrlC", (), {"pressed": False})()
+        state = types.SimpleNamespace(pressed=False)
         if threading.current_thread() is not threading.main_thread():
             yield state  # signals reach the main thread only
             return

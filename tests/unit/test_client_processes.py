@@ -61,6 +61,14 @@ def test_auto_keeps_a_workload_that_checks_in_memory_in_one_process(cores):
     assert r.verification.checks["transactions"] == 80
 
 
+def test_a_fixed_count_above_a_workloads_max_processes_is_refused_before_setup():
+    w = CountingWorkload()
+    w.max_processes = 1
+    with pytest.raises(ConfigError, match="max_processes=1\\): run it with processes=1 or processes='auto'"):
+        run(w, threads=2, processes=2, operations=10)
+    assert w.phases == []  # refused before setup touched anything
+
+
 def test_a_fixed_process_count_still_means_threads_per_process():
     r = run(CountingWorkload(), threads=2, processes=2, operations=40)
     assert (r.threads, r.processes, r.threads_per_process) == (4, 2, [2, 2])

@@ -150,7 +150,11 @@ def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatc
         return SweepPlan(pattern="p", approaches=["naive"], threads=threads, operations=1000, processes=processes,
                          run_options={"workers": workers})
 
-    monkeypatch.setattr(sweep_module, "cores_available", lambda: 4)
+    def cores(n):  # what the sweep reads, and what auto_processes reads
+        monkeypatch.setattr(sweep_module, "cores_available", lambda: n)
+        monkeypatch.setattr(importlib.import_module("labkit.runner.cpu"), "cores_available", lambda: n)
+
+    cores(4)
     assert plan([4, 16], 1).client_advice() is None
     advice = plan([8, 48], 1).client_advice()
     assert "48 client threads over 1 process(es) is 48 per process" in advice and "processes=3" in advice
@@ -159,7 +163,7 @@ def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatc
     assert "96 per process" in plan([96], 1, "greenlets").client_advice()
     assert plan([96], "auto", "greenlets").client_advice() is None  # auto: two processes of 48
     assert plan([48], "auto").client_advice() is None  # auto: three processes of 16 threads
-    monkeypatch.setattr(sweep_module, "cores_available", lambda: 2)
+    cores(2)
     assert "would not help" in plan([96], 2).client_advice()
     assert "would not help" in plan([96], "auto").client_advice()
     echoed = []
