@@ -204,6 +204,9 @@ def remove(directory: Path, node: str | None = None) -> list[Path]:
     for group in targets:
         if group.exists() and _rmdir(group, backend):
             removed.append(group)
+    if backend.home.exists() and not any(p.is_dir() for p in backend.home.iterdir()):
+        if _rmdir(backend.home, backend):  # labkit's own parent group goes with its last cluster
+            removed.append(backend.home)
     return removed
 
 
@@ -212,7 +215,7 @@ def leftover_groups() -> list[Path]:
     backend, _ = detect()
     if backend is None or not backend.home.exists():
         return []
-    return sorted(p for p in backend.home.rglob("*") if p.is_dir())
+    return [backend.home, *sorted(p for p in backend.home.rglob("*") if p.is_dir())]
 
 
 # ---- file-system details -------------------------------------------------------------------------
