@@ -29,8 +29,7 @@ from labkit.patterns.exercise import a_transaction  # noqa: E402
 from labkit.runner.result import LatencyStats  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-CLASSROOM = {"nodes": 3, "runs": 10, "per_run": 1000, "page_reads": 200}
-QUICK = {"nodes": 1, "runs": 3, "per_run": 100, "page_reads": 20}
+PAGE_READS = {"classroom": 200, "quick": 20}  # newest-page reads after each run; nodes, runs and comments per run: the volume sweep of ek.PATTERN
 
 
 def first_page_latency(store: ek.CommentStore, reads: int) -> LatencyStats:
@@ -62,7 +61,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     args = parser.parse_args()
-    sizes = QUICK if args.quick else CLASSROOM
+    profile = "quick" if args.quick else "classroom"
+    volume = ek.PATTERN.size(profile, "volume")
+    sizes = {"nodes": max(volume.nodes), "runs": volume.repeats, "per_run": volume.operations, "page_reads": PAGE_READS[profile]}
     stem = "enumerable_keys_volume" + ("_quick" if args.quick else "")
     command = ".venv/bin/python benchmarks/enumerable_keys_volume.py" + (" --quick" if args.quick else "")
     slot = ClusterSlot.for_engine("cassandra", "local")

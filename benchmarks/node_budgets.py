@@ -32,6 +32,7 @@ from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import fan_out, index_table, ycsb_a  # noqa: E402
+from labkit.patterns.description import Pattern  # noqa: E402
 from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.results import SweepPlan  # noqa: E402
 
@@ -44,9 +45,10 @@ COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", 
 
 @dataclass(frozen=True)
 class Experiment:
-    """One benchmark: a workload module, its phases with data sizes, and the sweep's shape."""
+    """One benchmark: a pattern's description, its phases with data sizes (from the description), and the
+    sweep's shape (this experiment's own: 32 and 96 in flight on 1 to 8 budgeted nodes)."""
 
-    module: Any
+    described: Pattern
     pattern: str
     phases: list[tuple[str | None, dict[str, Any]]]
     nodes: list[int]
@@ -58,23 +60,28 @@ class Experiment:
     warmup: dict[str, int] = field(default_factory=dict)
 
 
-FAN_OUT_SIZES = {"users": 200, "follows": 20, "posts": 10}
-FAN_OUT_QUICK = {"users": 40, "follows": 10, "posts": 8}
+def data(described: Pattern, profile: str, phase: str) -> dict[str, Any]:
+    """The data sizes of one of the description's sweeps (users, network, records...)."""
+    return dict(described.size(profile, phase).settings)
+
+
+FAN_OUT_SIZES = data(fan_out.PATTERN, "classroom", "paginate")
+FAN_OUT_QUICK = data(fan_out.PATTERN, "quick", "paginate")
 CLASSROOM = {
-    "index-table": Experiment(index_table, "index-table", [("login", {"users": 20000})], [1, 2, 4, 8], [32, 96], 2000, "node_budgets", "login",
+    "index-table": Experiment(index_table.PATTERN, "index-table", [("login", data(index_table.PATTERN, "classroom", "login"))], [1, 2, 4, 8], [32, 96], 2000, "node_budgets", "login",
                               warmup={"login": 2000}),
-    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [32, 96], 1000,
+    "fan-out": Experiment(fan_out.PATTERN, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [32, 96], 1000,
                           "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}),
-    "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 20000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
+    "ycsb-pk": Experiment(ycsb_a.PATTERN, "ycsb-pk", [(None, data(ycsb_a.PATTERN, "classroom", "read-update"))],
                           [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}),
 }
 QUICK = {
-    "index-table": Experiment(index_table, "index-table", [("login", {"users": 1000})], [1, 2], [16], 300, "node_budgets_quick", "login",
+    "index-table": Experiment(index_table.PATTERN, "index-table", [("login", data(index_table.PATTERN, "quick", "login"))], [1, 2], [16], 300, "node_budgets_quick", "login",
                               warmup={"login": 300}),
-    "fan-out": Experiment(fan_out, "fan-out", [("paginate", FAN_OUT_QUICK), ("post", FAN_OUT_QUICK)],
+    "fan-out": Experiment(fan_out.PATTERN, "fan-out", [("paginate", FAN_OUT_QUICK), ("post", FAN_OUT_QUICK)],
                           [2], [16], 200, "node_budgets_fan_out_quick", "page or post",
                           warmup={"paginate": 200}),
-    "ycsb-pk": Experiment(ycsb_a, "ycsb-pk", [(None, {"records": 2000, "consistency": "ONE", "replication": 1, "distribution": "uniform"})],
+    "ycsb-pk": Experiment(ycsb_a.PATTERN, "ycsb-pk", [(None, data(ycsb_a.PATTERN, "quick", "read-update"))],
                           [1, 2], [16], 600, "node_budgets_ycsb_pk_quick", "read or update",
                           warmup={None: 600}),
 }
@@ -141,9 +148,9 @@ def cfs_period(quick: bool, command: str) -> None:
                     cluster.set_node_cpu(BUDGET, period_us=period_ms * 1000)
                     for group in (budgets.group_of(cluster.directory, n.name) for n in cluster.live_nodes()):
                         assert group is not None and budgets.budget_of(group) == (BUDGET, period_ms * 1000), budgets.budget_of(group)
-                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=threads, nodes=[nodes],
+                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches, threads=threads, nodes=[nodes],
                                      operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-                    measured = run_pattern_sweep(exp.module, plan, options=dict(sizes), slot=slot)
+                    measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
                     for r in measured:
                         r.update({"phase": "read/update", "cfs_period_ms": period_ms, "repeat": repeat})
                     rows.extend(measured)
@@ -184,10 +191,10 @@ def index_table_wide(quick: bool, command: str) -> None:
     try:
         for nodes in node_counts:
             for processes, threads in clients:
-                for repeat, order in ((1, list(exp.module.APPROACHES)), (2, list(exp.module.APPROACHES)[::-1])):
+                for repeat, order in ((1, list(exp.described.approaches)), (2, list(exp.described.approaches)[::-1])):
                     plan = SweepPlan(pattern=exp.pattern, approaches=order, threads=[threads], nodes=[nodes],
                                      operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-                    measured = run_pattern_sweep(exp.module, plan, options={"phase": phase} | sizes, slot=slot)
+                    measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
                     for r in measured:
                         r["repeat"] = repeat
                     rows.extend(measured)
@@ -243,10 +250,9 @@ def main() -> None:
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
         for nodes, (phase, sizes) in ((n, p) for n in exp.nodes for p in exp.phases):  # all phases on one cluster size
-            plan = SweepPlan(pattern=exp.pattern, approaches=exp.module.APPROACHES, threads=exp.threads, nodes=[nodes],
+            plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches, threads=exp.threads, nodes=[nodes],
                              operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-            options = ({"phase": phase} if phase else {}) | sizes
-            measured = run_pattern_sweep(exp.module, plan, options=options, slot=slot)
+            measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
             rows[phase].extend(measured)
             if not all(r.get("complete", True) for r in measured):  # Ctrl-C: keep what was measured, run no more
                 print("interrupted: writing the runs measured so far")
@@ -267,7 +273,7 @@ def main() -> None:
         save_figures(df, OUT / name)
         frames.append(df)
     df = pd.concat(frames)
-    if exp.module is ycsb_a:  # no pattern to compare with: how throughput grows with the cluster
+    if exp.described is ycsb_a.PATTERN:  # no pattern to compare with: how throughput grows with the cluster
         table, suffix, what = scaling(df, exp.unit), "scaling", "throughput as nodes are added, and server CPU per operation"
     else:
         table, suffix, what = pattern_ratios(df, exp.unit), "ratios", "pattern vs naive, and server CPU per transaction"

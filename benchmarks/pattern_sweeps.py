@@ -25,32 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns import pattern_module  # noqa: E402
+from labkit.patterns import describe  # noqa: E402
 from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan, latency_figure, throughput_figure  # noqa: E402
+from labkit.results import latency_figure, throughput_figure  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 
-# (phase, nodes, threads, operations, data sizes): the source's shapes, scaled to a 2-core laptop
-CLASSROOM = {
-    "index-table": [
-        ("register", [4], list(range(10, 101, 10)), 3000, {}),
-        ("login", [1, 2, 4], list(range(10, 101, 10)), 3000, {"users": 20000}),
-    ],
-    "enumerable-keys": [
-        ("write", [3], list(range(10, 101, 10)), 3000, {}),
-        ("paginate", [3], list(range(10, 101, 10)), 3000, {"comments": 3000, "delete_every": 7}),
-    ],
-    "fan-out": [
-        ("post", [4], [10, 20, 40, 60, 80, 100], 2000, {"users": 200, "follows": 20, "posts": 10}),
-        ("paginate", [4], [10, 20, 40, 60, 80, 100], 2000, {"users": 200, "follows": 20, "posts": 10}),
-    ],
-}
-QUICK = {
-    "index-table": [("register", [2], [4, 16], 500, {}), ("login", [1, 2], [4, 16], 500, {"users": 1000})],
-    "enumerable-keys": [("write", [1], [4, 16], 300, {}), ("paginate", [1], [4, 16], 300, {"comments": 300, "delete_every": 7})],
-    "fan-out": [("post", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8}), ("paginate", [2], [4, 16], 300, {"users": 40, "follows": 10, "posts": 8})],
-}
+PATTERNS = ("index-table", "enumerable-keys", "fan-out")
+"""The patterns this script sweeps; their sizes (nodes, threads, operations, data, warm-up) come from each
+pattern's description, the `classroom` profile (or `quick`): `labkit patterns NAME` prints them."""
 COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "approach", "threads", "operations", "throughput",
            "mean_us", "p95_us", "p99_us", "errors", "retries", "verify_ok", "client_cpu_cores", "client_saturated"]
 
@@ -94,17 +77,17 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pattern", choices=sorted(CLASSROOM))
+    parser.add_argument("pattern", choices=PATTERNS)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--phases", default="", help="comma list of phases to run (default: all)")
     args = parser.parse_args()
-    module = pattern_module(args.pattern)
+    pattern = describe(args.pattern)
     stem = args.pattern.replace("-", "_") + ("_quick" if args.quick else "")
     command = f".venv/bin/python benchmarks/pattern_sweeps.py {args.pattern}" + (" --quick" if args.quick else "")
     frames = []
     slot = ClusterSlot.for_engine("cassandra", "local")
     try:
-        frames = sweep_phases(args, module, slot, stem, command)
+        frames = sweep_phases(args, pattern, slot, stem, command)
     finally:
         slot.stop()
     table = ratios(pd.concat(frames))
@@ -112,17 +95,18 @@ def main() -> None:
     print(table.to_string(index=False))
 
 
-def sweep_phases(args, module, slot, stem: str, command: str) -> list[pd.DataFrame]:
+def sweep_phases(args, pattern, slot, stem: str, command: str) -> list[pd.DataFrame]:
     frames = []
-    for phase, nodes, threads, operations, sizes in (QUICK if args.quick else CLASSROOM)[args.pattern]:
-        if args.phases and phase not in args.phases.split(","):
-            continue
-        plan = SweepPlan(pattern=args.pattern, approaches=module.APPROACHES, threads=threads, nodes=nodes, operations=operations, run_options={"warmup": 0 if phase in ("register", "post", "write") else 200})
-        rows = run_pattern_sweep(module, plan, options={"phase": phase, **sizes}, slot=slot)
+    profile = "quick" if args.quick else "classroom"
+    for phase in pattern.phases:
+        if phase not in pattern.sizes[profile] or (args.phases and phase not in args.phases.split(",")) or phase == "volume":
+            continue  # the volume test has its own script: enumerable_keys_volume.py
+        size = pattern.size(profile, phase)
+        rows = run_pattern_sweep(pattern, pattern.plan(profile, phase), slot=slot)
         df = pd.DataFrame(rows)
         frames.append(df)
-        size_note = ", ".join(f"{k}={v}" for k, v in sizes.items()) or "users = operations"
-        write(df[COLUMNS].copy(), OUT, f"{stem}_{phase}", f"{args.pattern}, phase {phase} ({size_note})", machine(), command)
+        size_note = ", ".join(f"{k}={v}" for k, v in size.settings.items()) or "users = operations"
+        write(df[COLUMNS].copy(), OUT, f"{stem}_{phase}", f"{pattern.name}, phase {phase} ({size_note})", machine(), command)
         save_figures(df, OUT / f"{stem}_{phase}")
     return frames
 

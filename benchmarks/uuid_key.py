@@ -27,12 +27,9 @@ from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.faults import heal_all  # noqa: E402
 from labkit.patterns import uuid_key  # noqa: E402
 from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan  # noqa: E402
+from labkit.patterns.uuid_key import cassandra as uuid_key_cassandra  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-# nodes (half per datacenter), thread counts (half per region), users per region, one-way ms; partition: users per region, threads
-CLASSROOM = {"nodes": 4, "threads": [2, 4, 8, 12, 16], "users": 300, "one_way_ms": 70, "partition_users": 1000, "partition_threads": 8}
-QUICK = {"nodes": 2, "threads": [2, 4], "users": 30, "one_way_ms": 70, "partition_users": 50, "partition_threads": 4}
 COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "one_way_ms", "approach", "threads", "operations",
            "throughput", "mean_us", "p95_us", "errors", "verify_ok", "verify_checks", "client_cpu_cores", "client_saturated"]
 
@@ -53,24 +50,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     args = parser.parse_args()
-    size = QUICK if args.quick else CLASSROOM
+    profile = "quick" if args.quick else "classroom"  # the sizes of uuid_key.PATTERN's sweeps: `labkit patterns uuid-key`
     stem = "uuid_key" + ("_quick" if args.quick else "")
     command = ".venv/bin/python benchmarks/uuid_key.py" + (" --quick" if args.quick else "")
     heal_all()
     slot = ClusterSlot.for_engine("cassandra", "local", dcs=2)
     try:
-        availability(size, slot, stem, command)
-        partition(size, slot, stem, command)
+        availability(profile, slot, stem, command)
+        partition(profile, slot, stem, command)
     finally:
         slot.stop()
         heal_all()
 
 
-def availability(size: dict, slot: ClusterSlot, stem: str, command: str) -> None:
-    plan = SweepPlan(pattern="uuid-key", approaches=uuid_key.APPROACHES, threads=size["threads"], nodes=[size["nodes"]], operations=2 * size["users"])
-    rows = run_pattern_sweep(uuid_key, plan, options={"phase": "availability", "one_way_ms": size["one_way_ms"]}, slot=slot)
+def availability(profile: str, slot: ClusterSlot, stem: str, command: str) -> None:
+    size = uuid_key.PATTERN.size(profile, "availability")
+    rows = run_pattern_sweep(uuid_key.PATTERN, uuid_key.PATTERN.plan(profile, "availability"), slot=slot)
     df = pd.DataFrame(rows)
-    note = f"{size['users']} users per region, Ireland-dc1 link {size['one_way_ms']} ms one way"
+    note = f"{size.operations // 2} users per region, Ireland-dc1 link {df.one_way_ms[0]} ms one way"
     write(df[COLUMNS + [c for c in df.columns if c.startswith(("register_", "cas_counter_", "read_counter_"))]].copy(), OUT, f"{stem}_availability",
           f"UUID Key, availability test ({note})", machine(), command)
     regions = uuid_key.by_region(df)
@@ -85,15 +82,17 @@ def availability(size: dict, slot: ClusterSlot, stem: str, command: str) -> None
     print(table.to_string(index=False))
 
 
-def partition(size: dict, slot: ClusterSlot, stem: str, command: str) -> None:
-    cluster = slot.ensure(size["nodes"])
+def partition(profile: str, slot: ClusterSlot, stem: str, command: str) -> None:
+    size = uuid_key.PATTERN.size(profile, "partition")
+    users, threads = size.operations // 2, size.threads[0]
+    cluster = slot.ensure(max(size.nodes))
     rows = []
     for approach in uuid_key.APPROACHES:
-        workload, result = uuid_key.partition_test(cluster, approach, size["partition_users"], size["partition_threads"])
+        workload, result = uuid_key_cassandra.partition_test(cluster, approach, users, threads)
         try:
             checks = result.verification.checks
             rows.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider, "nodes": len(cluster.live_nodes()),
-                         "approach": approach, "threads": size["partition_threads"], "users per region": size["partition_users"],
+                         "approach": approach, "threads": threads, "users per region": users,
                          "registered": checks["registered_usa"] + checks["registered_ireland"], "keys handed out twice": checks["collisions"],
                          "stored after repair": checks["stored"], "lost": checks["registered_usa"] + checks["registered_ireland"] - checks["stored"],
                          "survivors from usa": sum(1 for c in workload.collision_table() if c["survivor region"] == "usa"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -139,10 +138,44 @@ def _processes_option(text: str) -> int | str:
     return int(value)
 
 
+def _patterns_help() -> str:
+    """Each pattern's phases, from the descriptions (the `PATTERN` argument's help)."""
+    from .patterns import descriptions
+
+    return "Pattern (phases): " + "; ".join(f"{p.name}: {'|'.join(p.phases)}" for p in descriptions()) + "."
+
+
+def _settings_help() -> str:
+    """Every pattern's settings with default and range, from the descriptions (the --set option's help)."""
+    from .patterns import descriptions
+
+    parts = []
+    for p in descriptions():
+        items = []
+        for s in p.settings:
+            where = f", {'|'.join(s.phases)} only" if s.phases else ""
+            values = "|".join(s.choices) if s.choices else f"{s.low}-{s.high}"
+            items.append(f"{s.name}={s.default} ({values}{where})")
+        parts.append(f"{p.name}: {', '.join(items)}")
+    return "A setting of the pattern's workload, NAME=VALUE, repeatable (e.g. --set users=2000). " + "; ".join(parts) + ". `labkit patterns NAME` explains each."
+
+
+def _set_options(pattern, phase: str, items: list[str]) -> dict[str, object]:
+    """--set NAME=VALUE items, each parsed and checked by the pattern's description."""
+    given: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"--set takes NAME=NUMBER (e.g. --set users=2000); got {item!r}")
+        given[key.strip()] = pattern.setting(key.strip()).parse(value)
+    pattern.resolve(phase, given)  # a setting of another phase is refused here, before anything starts
+    return given
+
+
 @app.command("run")
 def run_pattern(
-    pattern: str = typer.Argument(..., help="Pattern: uuid-key, index-table, enumerable-keys or fan-out."),
-    phase: str = typer.Option("", "--phase", help="The test's phase (uuid-key: availability|partition; index-table: register|login; enumerable-keys: write|volume|paginate; fan-out: post|paginate); default: the pattern's last phase."),
+    pattern: str = typer.Argument(..., help=_patterns_help()),
+    phase: str = typer.Option("", "--phase", help="The test's phase (see PATTERN above); default: the pattern's last phase."),
     engine: str = typer.Option("cassandra", "--engine", "-e", help=ENGINE_HELP),
     nodes: str = typer.Option("1", "--nodes", "-n", help="Node counts: 4, or 4,8, or 1:8:1."),
     threads: str = typer.Option("1:8:1", "--threads", "-t", help="Client threads: 10:100:10 or 1,2,4."),
@@ -151,16 +184,16 @@ def run_pattern(
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
     workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: greenlets."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
-    size: list[str] = typer.Option([], "--set", help="Data size, e.g. --set users=2000 (see the pattern module's workload_for)."),
+    size: list[str] = typer.Option([], "--set", help=_settings_help()),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
     out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
 ) -> None:
     """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
     from .clusters import check_engine, check_provider
-    from .patterns import pattern_module
+    from .clusters.local.budgets import check_cores
+    from .patterns import describe
     from .patterns.sweeps import run_pattern_sweep
     from .results import ResultsStore, SweepPlan, parse_range
-    from .clusters.local.budgets import check_cores
     from .runner import validate
 
     try:
@@ -173,34 +206,46 @@ def run_pattern(
         for t in thread_counts or [0]:
             validate(t, operations, process_count, None, 0, *([workers] if workers else []))
         ResultsStore(out)
-        module = pattern_module(pattern)
-        phase = phase or module.PHASES[-1]
-        if phase not in module.PHASES:
-            raise ConfigError(f"unknown phase {phase!r} for {pattern}: choose one of {', '.join(module.PHASES)}")
-        chosen = [a.strip() for a in approaches.split(",") if a.strip()] or list(module.APPROACHES)
-        unknown = [a for a in chosen if a not in module.APPROACHES]
-        if unknown:
-            raise ConfigError(f"unknown approach {unknown[0]!r} for {pattern}: choose from {', '.join(module.APPROACHES)}")
-        options: dict[str, object] = {"phase": phase}
-        for item in size:
-            key, sep, value = item.partition("=")
-            if not sep or not value.strip().isdigit():
-                raise ConfigError(f"--set takes NAME=NUMBER (e.g. --set users=2000); got {item!r}")
-            options[key.strip()] = int(value)
-        parameters = inspect.signature(module.workload_for).parameters.values()
-        accepted = {p.name for p in parameters if type(p.default) is int} | {"phase"}  # the numeric sizes a user may --set
-        for key in options:
-            if key not in accepted:
-                raise ConfigError(f"{pattern} has no setting {key!r}; it takes: {', '.join(sorted(accepted - {'phase'}))}")
+        described = describe(pattern)
+        phase = described.check_phase(phase or described.default_phase)
+        chosen = described.check_approaches([a.strip() for a in approaches.split(",") if a.strip()] or described.approaches)
+        settings = _set_options(described, phase, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {})
-        rows = run_pattern_sweep(module, plan, engine=engine, provider=provider, out=out, options=options, echo=typer.echo, node_cpu=node_cpu)
+        rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
     if rows and not rows[-1].get("complete", True):  # Ctrl-C: the runner kept what it measured, the sweep stopped
         typer.echo(f"interrupted: {len(rows)} rows appended to {out}, the last one partial (complete=False)", err=True)
         raise typer.Exit(130)
     typer.echo(f"{len(rows)} rows appended to {out}")
+
+
+@app.command("patterns")
+def patterns(name: str = typer.Argument("", help="A pattern's name; default: list them all.")) -> None:
+    """What each pattern measures: its phases, approaches, engines and settings, and the sizes of its sweeps."""
+    from .patterns import describe, descriptions
+
+    try:
+        chosen = [describe(name)] if name else descriptions()
+    except LabkitError as exc:
+        _fail(exc)
+    for p in chosen:
+        typer.echo(f"{p.name}: {p.title}")
+        typer.echo(f"  phases      {', '.join(p.phases)} (default {p.default_phase})")
+        typer.echo(f"  approaches  {', '.join(p.approaches)}")
+        typer.echo(f"  engines     {', '.join(p.engines)}")
+        for s in p.settings:
+            where = f" [{'|'.join(s.phases)} only]" if s.phases else ""
+            typer.echo(f"  {f'--set {s.name}={s.default}':<28} {s.describe()}: {s.help}{where}")
+        if name:
+            for profile, sweeps in p.sizes.items():
+                for sweep_name, z in sweeps.items():
+                    extra = "".join(f" {k}={v}" for k, v in z.settings.items())
+                    budget = f" node_cpu={z.node_cpu:g}" if z.node_cpu else ""
+                    typer.echo(f"  {profile:<9} {sweep_name:<12} phase {z.phase}: nodes {list(z.nodes)}, threads {list(z.threads)}, "
+                               f"{z.operations} operations{extra}{budget}")
+        typer.echo("")
 
 
 def main() -> None:

@@ -1,20 +1,24 @@
-"""One module per pattern: the naive and the scalable workload per engine, plus verify()."""
+"""One package per pattern: its description (`PATTERN`), an engine-neutral core and one module per
+engine binding. `describe(name)` is how the CLI, sweeps and benchmarks find a pattern."""
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from ..errors import ConfigError, NotAvailableError
+from ..errors import ConfigError
 
-PATTERNS = ("uuid-key", "index-table", "enumerable-keys", "fan-out")
+if TYPE_CHECKING:
+    from .description import Pattern
 
-IMPLEMENTED: dict[str, str] = {
+PACKAGES: dict[str, str] = {
     "uuid-key": "labkit.patterns.uuid_key",
     "index-table": "labkit.patterns.index_table",
     "enumerable-keys": "labkit.patterns.enumerable_keys",
     "fan-out": "labkit.patterns.fan_out",
 }
-"""pattern name -> module path, for the patterns this version ships."""
+"""pattern name -> package, for the patterns `labkit run` offers (in the notebooks' order)."""
+PATTERNS = tuple(PACKAGES)
 
 
 def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) -> None:
@@ -23,14 +27,13 @@ def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) 
         raise ConfigError(f"unknown {kind} {value!r} for {pattern}: choose one of {', '.join(choices)}")
 
 
-def pattern_module(name: str):
-    """The module implementing a pattern, or an error naming the patterns that exist."""
-    if name not in PATTERNS:
+def describe(name: str) -> "Pattern":
+    """The description of a pattern, or an error naming the patterns that exist."""
+    if name not in PACKAGES:
         raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(PATTERNS)}")
-    module = IMPLEMENTED.get(name)
-    if module is None:
-        have = ", ".join(sorted(IMPLEMENTED)) or "none yet"
-        raise NotAvailableError(
-            f"pattern {name!r} is not implemented in this version of labkit (implemented: {have})"
-        )
-    return importlib.import_module(module)
+    return importlib.import_module(PACKAGES[name]).PATTERN
+
+
+def descriptions() -> list["Pattern"]:
+    """Every pattern `labkit run` offers, in order."""
+    return [describe(name) for name in PATTERNS]

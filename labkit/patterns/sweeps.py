@@ -1,62 +1,63 @@
-"""Run a pattern's sweep outside a notebook (the CLI and the benchmarks): one resizable cluster,
-the pattern module's own `workload_for`, rows appended to a results file as they are measured."""
+"""Run a pattern's sweep outside a notebook (the CLI and the benchmarks): one resizable cluster, the
+workloads its description makes, rows appended to a results file as they are measured."""
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..clusters.slot import ClusterSlot
-from ..errors import ConfigError
 from ..results import ResultsStore, SweepPlan, sweep
+from .description import Pattern
 
 
 def run_pattern_sweep(
-    module: Any,
+    pattern: Pattern,
     plan: SweepPlan,
     *,
+    phase: str | None = None,
+    settings: Mapping[str, Any] | None = None,
     engine: str = "cassandra",
     provider: str = "auto",
     out: str | Path | None = None,
-    options: dict[str, Any] | None = None,
     echo: Callable[[str], None] = print,
     slot: ClusterSlot | None = None,
     node_cpu: float | None = None,
+    resources: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Sweep `plan` with `module.workload_for(approach, cluster, operations, **options)`; every option is
-    also a column of each row (e.g. phase). Pass `slot` to keep the cluster for the next sweep (the
-    caller stops it then); otherwise it is stopped at the end, whatever happens. A module may ask for
-    cluster options (CLUSTER_OPTIONS, e.g. two datacenters) and extra resources for the sweep's
-    duration (sweep_resources(**options), a context manager yielding more workload_for arguments), and
-    check a plan before anything starts (check_plan(plan)). `node_cpu` budgets each node of the
-    cluster this call starts (a given `slot` keeps its own budget)."""
-    options = dict(options or {})
-    plan.labels = {**options, **plan.labels}
-    check = getattr(module, "check_plan", None)
-    if callable(check):
-        check(plan)  # refuse a plan the pattern cannot run before any cluster starts
-    engines = getattr(module, "ENGINES", ("cassandra",))
-    if engine not in engines:
-        name = getattr(module, "PATTERN", module.__name__.rsplit(".", 1)[-1])
-        raise ConfigError(f"{name} has no workload for {engine} in this version: it runs on {', '.join(engines)}. "
-                          f"Choose --engine {engines[0]}.")
+    """Sweep `plan` over `pattern`'s workloads for `phase` (default: the plan's `phase` label, else the
+    pattern's last) with `settings` (then the plan's labels, then the defaults); the phase and every setting are columns of each row. Everything the description can
+    refuse (phase, approaches, settings, engine, the plan's shape) is refused before any cluster starts.
+    Pass `slot` to keep the cluster for the next sweep (the caller stops it then); otherwise it is
+    stopped at the end, whatever happens. The engine binding's `sweep_resources` (e.g. a toxiproxy) are
+    opened for the sweep unless `resources` are given. `node_cpu` budgets each node of the cluster this
+    call starts (a given `slot` keeps its own budget)."""
+    phase = pattern.check_phase(phase or plan.labels.get("phase") or pattern.default_phase)
+    given = {s.name: plan.labels[s.name] for s in pattern.settings_for(phase) if s.name in plan.labels}  # e.g. from Pattern.plan
+    values = pattern.resolve(phase, {**given, **dict(settings or {})})
+    plan.labels = {**plan.labels, "phase": phase, **values}
+    pattern.check_approaches(plan.approaches)
+    pattern.check_plan(plan)
+    binding = pattern.binding(pattern.check_engine(engine))
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None
-    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, node_cpu=node_cpu, **getattr(module, "CLUSTER_OPTIONS", {}))
-    resources = getattr(module, "sweep_resources", None)
+    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, node_cpu=node_cpu, **dict(pattern.cluster_options))
+    opened = getattr(binding, "sweep_resources", None)
     try:
-        with resources(**options) if resources else contextlib.nullcontext({}) as extra:
-            rows.extend(_sweep(module, plan, slot, options, extra, store, echo))
+        with opened(phase, values) if resources is None and opened is not None else contextlib.nullcontext(dict(resources or {})) as extra:
+            rows.extend(_sweep(pattern, plan, phase, values, slot, extra, store, echo))
     finally:
         if own:
             slot.stop()
     return rows
 
 
-def _sweep(module: Any, plan: SweepPlan, slot: ClusterSlot, options: dict[str, Any], extra: dict[str, Any], store: Any, echo: Callable[[str], None]):
-    workload_for = lambda approach, info: module.workload_for(approach, slot.cluster, plan.operations, **options, **extra)  # noqa: E731
+def _sweep(pattern: Pattern, plan: SweepPlan, phase: str, values: dict[str, Any], slot: ClusterSlot, extra: dict[str, Any], store: Any, echo: Callable[[str], None]):
+    def workload_for(approach: str, _info: Any) -> Any:
+        return pattern.workload(approach, slot.cluster, plan.operations, phase=phase, resources=extra, **values)
+
     for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter, echo=echo):
         cpu = row.get("server_cpu_ms_per_tx")
         echo(

@@ -11,7 +11,7 @@ import html
 import threading
 import time
 import traceback
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import ipywidgets as w
 import pandas as pd
@@ -23,9 +23,8 @@ from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan, sweep
+from ..patterns.description import Pattern, Setting, Size
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
-
-WorkloadFor = Callable[..., Any]  # (approach, cluster, operations, **choices) -> workload
 
 CLIENT_BOUND_WARNING = (
     "⚠ The Python client was the bottleneck in {n} of {total} runs (marked ✕): those points measure the "
@@ -49,38 +48,39 @@ def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int
 
 
 class ControlPanel:
-    """Threads, nodes, operations and approaches in; throughput and p95 latency out, point by point."""
+    """Threads, nodes, operations, approaches and the pattern's settings in; throughput and p95 latency
+    out, point by point. Everything pattern-specific comes from its description: the approaches'
+    tick boxes, one control per setting of the phase (a slider, or a drop-down for named choices), the
+    thread multiple, and the workloads themselves. A `size` (the description's quick or classroom sweep)
+    sets the starting values; `threads`, `nodes`, `operations` and `settings` override it."""
 
     def __init__(
         self,
+        pattern: Pattern,
         *,
-        title: str,
-        pattern: str,
-        approaches: Sequence[str],
-        workload_for: WorkloadFor,
         slot: ClusterSlot,
-        threads: tuple[int, int] = (1, 8),
-        thread_step: int = 1,
-        max_threads: int = 64,
-        nodes: int = 1,
-        max_nodes: int = 8,
-        operations: int = 1000,
-        max_operations: int = 200_000,
-        choices: dict[str, Sequence[str]] | None = None,
-        settings: dict[str, tuple[int, int, int, int]] | None = None,
-        operations_for: Callable[[dict[str, Any]], int] | None = None,
-        thread_multiple: int = 1,
-        labels: dict[str, Any] | None = None,
+        phase: str | None = None,
+        size: Size | None = None,
+        title: str | None = None,
+        threads: tuple[int, int] | None = None,
+        thread_step: int | None = None,
+        nodes: int | None = None,
+        operations: int | None = None,
+        settings: dict[str, Any] | None = None,
+        resources: dict[str, Any] | None = None,
         run_options: dict[str, Any] | None = None,
         store: ResultsStore | str | None = None,
+        max_threads: int = 128,
+        max_nodes: int = 8,
+        max_operations: int = 200_000,
     ):
         self.pattern = pattern
-        self.workload_for = workload_for
+        self.phase = pattern.check_phase(phase or (size.phase if size else pattern.default_phase))
+        if size is not None and size.phase != self.phase:
+            raise ConfigError(f"the size given is for phase {size.phase}, the panel's phase is {self.phase}")
         self.slot = slot
-        self.run_options = dict(run_options or {})
-        self.labels = dict(labels or {})  # fixed settings, e.g. {"phase": "login"}: passed to workload_for, a column of every row
-        self.operations_for = operations_for  # operations derived from the settings (e.g. 2 x users per region)
-        self.thread_multiple = thread_multiple
+        self.resources = dict(resources or {})  # passed to every workload, e.g. {"toxiproxy": toxiproxy}
+        self.run_options = {**({"warmup": size.warmup} if size and size.warmup else {}), **dict(run_options or {})}
         self.store = store
         self.rows: list[dict[str, Any]] = []
         self.error: BaseException | None = None
@@ -90,42 +90,43 @@ class ControlPanel:
         self._sweeps = 0  # each press of Run draws its own lines, so a repeat does not zigzag over the last one
         self._last_tick = 0.0
 
+        low, high, step = size.thread_range if size else (1, 8, 1)
+        threads = threads or (low, high)
+        thread_step = thread_step or step
+        nodes = nodes or (max(size.nodes) if size else 1)
+        operations = operations or (size.operations if size else 1000)
+        initial = pattern.resolve(self.phase, {**(dict(size.settings) if size else {}), **dict(settings or {})})
+        self._initial_settings = dict(initial)
+
         style = {"description_width": "110px"}
         layout = w.Layout(width="460px")
-        self.threads = w.IntRangeSlider(value=threads, min=1, max=max_threads, description="client threads", style=style, layout=layout)
-        self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2), description="thread step", style=style, layout=layout)
-        self.nodes = w.IntSlider(value=nodes, min=1, max=max_nodes, description="cluster nodes", style=style, layout=layout)
+        self.threads = w.IntRangeSlider(value=threads, min=1, max=max(max_threads, threads[1]), description="client threads", style=style, layout=layout)
+        self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2, thread_step), description="thread step", style=style, layout=layout)
+        self.nodes = w.IntSlider(value=nodes, min=1, max=max(max_nodes, nodes), description="cluster nodes", style=style, layout=layout)
         self.cpu_per_node = w.Dropdown(
             options=list(NODE_CPU_CHOICES), description="CPU per node", style=style,
             tooltip="Each node's CPU budget: a budgeted node is a small machine of its own, so more nodes add capacity",
         )
-        self.node_cpu = slot.node_cpu
-        self.operations = w.BoundedIntText(value=operations, min=1, max=max_operations, step=100, description="operations", style=style, layout=w.Layout(width="260px"))
-        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in approaches}
-        self.choices = {name: w.Dropdown(options=list(opts), value=opts[0], description=name, style=style) for name, opts in (choices or {}).items()}
-        self.settings = {
-            name: w.IntSlider(value=value, min=low, max=high, step=step, description=name.replace("_", " "), style=style, layout=layout)
-            for name, (value, low, high, step) in (settings or {}).items()
-        }
-        if operations_for is not None:
-            self.operations.disabled = True
-            self.operations.description = "operations ="
-            for slider in self.settings.values():
-                slider.observe(lambda _change: self._show_operations(), names="value")
-            self._show_operations()
+        self.node_cpu = size.node_cpu if size and size.node_cpu else slot.node_cpu
+        multiple = pattern.operations_multiple
+        self.operations = w.BoundedIntText(value=operations, min=multiple, max=max(max_operations, operations), step=100 if multiple == 1 else 2 * multiple,
+                                           description="operations", style=style, layout=w.Layout(width="260px"))
+        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches}
+        self.settings = {setting.name: _setting_widget(setting, initial[setting.name], style, layout) for setting in pattern.settings_for(self.phase)}
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True, tooltip="Stop after recording the run in progress as partial")
         self.progress = w.IntProgress(value=0, min=0, max=1, description="idle", style=style, layout=w.Layout(width="460px"))
         self.cluster_line = w.HTML(value="<b>cluster:</b> not started yet (Run starts it with the node count above)")
         self.status = w.HTML(value="")
         self.warning = w.HTML(value="")
+        title = title or f"{pattern.title} · phase {self.phase}"
         self.figure = self._empty_figure(title)
         self.run_button.on_click(lambda _b: self.run(wait=False))
         self.stop_button.on_click(lambda _b: self.stop())
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, *self.choices.values()])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
@@ -163,23 +164,21 @@ class ControlPanel:
         chosen = [a for a, box in self.approaches.items() if box.value]
         if not chosen:
             raise ConfigError("tick at least one approach before Run")
-        labels = {**self.labels, **self._chosen()}
-        return SweepPlan(
-            pattern=self.pattern,
+        plan = SweepPlan(
+            pattern=self.pattern.name,
             approaches=chosen,
-            threads=thread_counts(*self.threads.value, self.thread_step.value, self.thread_multiple),
+            threads=thread_counts(*self.threads.value, self.thread_step.value, self.pattern.thread_multiple),
             nodes=[self.nodes.value],
-            operations=self.operations_for(labels) if self.operations_for else self.operations.value,
+            operations=self.operations.value,
             run_options=self.run_options,
-            labels=labels,
+            labels=self.pattern.labels(self.phase, self.chosen()),
         )
+        self.pattern.check_plan(plan)
+        return plan
 
-    def _chosen(self) -> dict[str, Any]:
-        """The dropdowns' and sliders' current values, by name."""
-        return {**{name: box.value for name, box in self.choices.items()}, **{name: s.value for name, s in self.settings.items()}}
-
-    def _show_operations(self) -> None:
-        self.operations.value = min(self.operations.max, max(self.operations.min, self.operations_for({**self.labels, **self._chosen()})))
+    def chosen(self) -> dict[str, Any]:
+        """The settings' controls' current values, by name."""
+        return {name: control.value for name, control in self.settings.items()}
 
     def run(self, wait: bool = True) -> "ControlPanel":
         """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval)."""
@@ -231,19 +230,19 @@ class ControlPanel:
     def _sweep(self, plan: SweepPlan) -> None:
         ops_total = plan.runs * plan.operations
         finished = 0
-        choice_kwargs = dict(plan.labels)
+        values = {name: plan.labels[name] for name in self.settings}
 
         def cluster_for(nodes: int):
             self.slot.on_change = self._say
             self.slot.node_cpu = self.node_cpu  # re-budgets a running cluster in place
             info = self.slot.info_for(nodes)
             self.cluster_line.value = f"<b>cluster:</b> {html.escape(info.display)}"
-            self.figure.layout.title.text = f"{html.escape(self.pattern)} · {html.escape(info.display)}"
+            self.figure.layout.title.text = f"{html.escape(self.pattern.title)} · {html.escape(self.phase)} · {html.escape(info.display)}"
             return info
 
         def workload_for(approach: str, info):
             self._say(f"running {approach}…")
-            return self.workload_for(approach, self.slot.cluster, plan.operations, **choice_kwargs)
+            return self.pattern.workload(approach, self.slot.cluster, plan.operations, phase=self.phase, resources=self.resources, **values)
 
         def progress(done: int, operations: int) -> None:
             now = time.monotonic()
@@ -287,7 +286,8 @@ class ControlPanel:
         """Add one finished run to its (approach, nodes) line in both panels; each marker says what limited it."""
         if not row.get("complete", True):
             return
-        key = (str(row["approach"]), int(row["nodes"]), *(str(row.get(k)) for k in self.choices), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in self.settings), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)
+        changed = [k for k in self.settings if row.get(k) != self._initial_settings[k]]  # settings left as they started need no word in the legend
+        key = (str(row["approach"]), int(row["nodes"]), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in changed), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)
         symbol = LIMIT_SYMBOLS[limit_kind(row.get("limit"), row.get("client_saturated"))]
         with self.figure.batch_update():
             if key not in self._traces:
@@ -324,6 +324,18 @@ class ControlPanel:
 
     def _say(self, text: str, colour: str = "black") -> None:
         self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
+
+
+def _setting_widget(setting: Setting, value: Any, style: dict[str, str], layout: w.Layout) -> w.Widget:
+    """A drop-down for named choices, a slider for a range a slider can show, else a bounded number box."""
+    label = setting.name.replace("_", " ")
+    if setting.choices:
+        return w.Dropdown(options=list(setting.choices), value=value, description=label, style=style, tooltip=setting.help)
+    if (setting.high - setting.low) // setting.step <= 1000:
+        return w.IntSlider(value=value, min=setting.low, max=setting.high, step=setting.step, description=label, style=style, layout=layout,
+                           tooltip=setting.help)
+    return w.BoundedIntText(value=value, min=setting.low, max=setting.high, step=setting.step, description=label, style=style,
+                            layout=w.Layout(width="260px"), tooltip=setting.help)
 
 
 def _colour(i: int) -> str:

@@ -10,6 +10,7 @@ from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.clusters.standin.couchbase import StandinCouchbase
 from labkit.clusters.standin.mongodb import StandinMongo
 from labkit.patterns import enumerable_keys as ek
+from labkit.patterns.enumerable_keys import core
 from labkit.runner import run
 
 SERVERS = {"cassandra": lambda: LocalCassandraCluster(nodes=1), "mongodb": StandinMongo, "couchbase": StandinCouchbase}
@@ -23,7 +24,7 @@ def server(request):
 
 @pytest.mark.parametrize("approach", ek.APPROACHES)
 def test_concurrent_comments_on_one_post_are_all_kept(server, approach):
-    workload = ek.workload_for(approach, server, 400, "write")
+    workload = ek.PATTERN.workload(approach, server, 400, phase="write")
     try:
         result = run(workload, threads=20, operations=400)
     finally:
@@ -35,7 +36,7 @@ def test_concurrent_comments_on_one_post_are_all_kept(server, approach):
 
 @pytest.mark.parametrize("approach", ek.APPROACHES)
 def test_pages_come_newest_first_and_fill_the_gaps_of_deleted_comments(server, approach):
-    workload = ek.workload_for(approach, server, 200, "paginate", comments=95, delete_every=4)
+    workload = ek.PATTERN.workload(approach, server, 200, phase="paginate", comments=95, delete_every=4)
     try:
         result = run(workload, threads=4, operations=200)
         assert result.complete and result.errors == 0, result.error_samples
@@ -73,7 +74,7 @@ def test_volume_runs_keep_earlier_comments_and_only_the_list_grows_the_post(serv
 def test_a_lost_update_is_caught_by_verify(server):
     class ForgetsEveryTenth(ek.store_class(server.info().engine)):
         def add(self, tx, text):
-            if int(ek.tag_of(text).rsplit("-", 1)[1]) % 10:
+            if int(core.tag_of(text).rsplit("-", 1)[1]) % 10:
                 super().add(tx, text)
 
     workload = ForgetsEveryTenth.for_cluster(server, "pattern", "write")

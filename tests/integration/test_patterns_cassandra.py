@@ -4,9 +4,10 @@ server's own traces say each approach touched."""
 import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
-from labkit.patterns import fan_out, index_table
-from labkit.patterns.fan_out import FanOut, Network
-from labkit.patterns.index_table import IndexTable
+from labkit.patterns.fan_out import cassandra as fan_out
+from labkit.patterns.fan_out.cassandra import FanOut, Network
+from labkit.patterns.index_table import cassandra as index_table
+from labkit.patterns.index_table.cassandra import IndexTable
 from labkit.patterns.exercise import a_transaction
 from labkit.runner import run
 

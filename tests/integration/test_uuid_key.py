@@ -7,7 +7,7 @@ import pytest
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.faults import Toxiproxy, heal_all
 from labkit.faults.partition import rules
-from labkit.patterns import uuid_key
+from labkit.patterns.uuid_key import cassandra as uuid_key
 
 USERS = 60  # per region
 THREADS = 4
@@ -83,7 +83,7 @@ def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
 
     from labkit.runner import run
 
-    workload = uuid_key.workload_for("pattern", two_regions, 2 * USERS, "partition")
+    workload = uuid_key.workload("pattern", "partition", two_regions, 2 * USERS)
     cancel = threading.Event()
     cancel.set()  # stopped before the first transaction: no verify, so nothing healed yet
     result = run(workload, threads=THREADS, operations=2 * USERS, cancel=cancel)

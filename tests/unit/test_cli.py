@@ -87,7 +87,10 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "index-table", "--phase", "read"], "unknown phase 'read' for index-table"),
         (["run", "fan-out", "--approaches", "naive,fast"], "unknown approach 'fast'"),
         (["run", "fan-out", "--set", "colour=3"], "has no setting 'colour'"),
-        (["run", "fan-out", "--set", "users=many"], "NAME=NUMBER"),
+        (["run", "fan-out", "--set", "users"], "NAME=NUMBER"),
+        (["run", "fan-out", "--set", "users=many"], "setting users takes a whole number from 2 to 100000; got 'many'"),
+        (["run", "fan-out", "--set", "follows=0"], "setting follows must be from 1 to 1000"),
+        (["run", "index-table", "--phase", "register", "--set", "users=5"], "setting users of index-table is for phase login, not register"),
         (["run", "uuid-key", "--phase", "outage"], "unknown phase 'outage' for uuid-key"),
         (["run", "uuid-key", "--threads", "1:4:1"], "use even thread counts (got [1, 3])"),
         (["run", "uuid-key", "--threads", "2", "--operations", "101"], "operations must be even"),
@@ -108,11 +111,25 @@ def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tm
     assert not (tmp_path / "r.csv").exists()
 
 
-def test_run_help_names_every_patterns_phases_and_keeps_ranges_readable():
-    from labkit.patterns import IMPLEMENTED, pattern_module
+def test_run_help_lists_every_pattern_phase_and_setting_from_the_descriptions():
+    from labkit.patterns import descriptions
 
     r = labkit("run", "--help")
-    text = " ".join(r.stdout.split())
-    for pattern in IMPLEMENTED:
-        assert f"{pattern}: {'|'.join(pattern_module(pattern).PHASES)}" in text
+    text = " ".join(r.stdout.split()).replace("- ", "-")  # the help wraps lines after a hyphen: "index-" / "table"
+    for pattern in descriptions():
+        assert f"{pattern.name}: {'|'.join(pattern.phases)}" in text
+        for setting in pattern.settings:
+            assert f"{setting.name}={setting.default} ({setting.low}-{setting.high}" in text, setting.name
     assert "10:100:10" in text  # not rendered as an emoji
+
+
+def test_patterns_command_explains_a_pattern_from_its_description():
+    from labkit.patterns import describe
+
+    r = labkit("patterns", "fan-out")
+    assert r.returncode == 0, r.stderr
+    pattern = describe("fan-out")
+    for word in (*pattern.phases, *pattern.approaches, *(f"--set {s.name}={s.default}" for s in pattern.settings), "classroom", "quick"):
+        assert word in r.stdout, word
+    r = labkit("patterns", "sharding")
+    assert r.returncode != 0 and "unknown pattern 'sharding'" in r.stderr

@@ -9,6 +9,7 @@ import pytest
 
 from labkit.errors import ConfigError
 from labkit.patterns import enumerable_keys as ek
+from labkit.patterns.enumerable_keys import core
 from labkit.runner import run
 
 
@@ -41,7 +42,7 @@ class MemoryComments(ek.CommentStore):
         return sorted(self.rows.items(), reverse=True)
 
     def read_page(self, tx, cursor):
-        return ek.page_of_numbers(self.counter if cursor is None else cursor, lambda numbers: [(n, self.rows[n]) for n in numbers if n in self.rows])
+        return core.page_of_numbers(self.counter if cursor is None else cursor, lambda numbers: [(n, self.rows[n]) for n in numbers if n in self.rows])
 
     def post_size(self):
         return 8
@@ -82,7 +83,7 @@ def test_bad_phases_and_sizes_are_refused():
         MemoryComments("pattern", "delete")
     with pytest.raises(ConfigError, match="at least 10 comments"):
         MemoryComments("pattern", "paginate", comments=3)
-    with pytest.raises(ConfigError, match="no Enumerable Keys workload for engine 'redis'"):
+    with pytest.raises(ConfigError, match="enumerable-keys has no workload for redis"):
         ek.store_class("redis")
 
 
@@ -91,11 +92,13 @@ def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
     from labkit.results import SweepPlan
 
     def plan(processes=1):
-        return SweepPlan(pattern=ek.PATTERN, approaches=ek.APPROACHES, threads=[2], nodes=[1], operations=10, processes=processes)
+        return SweepPlan(pattern=ek.NAME, approaches=ek.APPROACHES, threads=[2], nodes=[1], operations=10, processes=processes)
 
     # an unknown engine would fail at the cluster slot: reaching it would mean the plan was not checked first
     with pytest.raises(ConfigError, match="processes=1"):
-        run_pattern_sweep(ek, plan(processes=2), engine="no-such-engine", options={"phase": "write"})
+        run_pattern_sweep(ek.PATTERN, plan(processes=2), engine="no-such-engine", phase="write")
     with pytest.raises(ConfigError, match="at least 10 comments"):
-        run_pattern_sweep(ek, plan(), engine="no-such-engine", options={"phase": "paginate", "comments": 5})
+        ek.check_plan(SweepPlan(pattern=ek.NAME, approaches=ek.APPROACHES, threads=[2], operations=10, processes=1, labels={"phase": "paginate", "comments": 5}))
+    with pytest.raises(ConfigError, match="setting comments must be from 10"):
+        run_pattern_sweep(ek.PATTERN, plan(), engine="no-such-engine", phase="paginate", settings={"comments": 5})
     ek.check_plan(plan())  # the defaults are fine

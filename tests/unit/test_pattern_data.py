@@ -3,8 +3,10 @@
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.patterns import index_table, pattern_module
-from labkit.patterns.fan_out import FanOut, Network
+from labkit.patterns import describe, index_table
+from labkit.patterns.fan_out import Network
+from labkit.patterns.fan_out.cassandra import FanOut
+from labkit.patterns.index_table.cassandra import IndexTable
 
 
 def test_network_is_reproducible_and_consistent():
@@ -48,9 +50,9 @@ def test_workloads_reject_unknown_approach_phase_and_sizes():
     with pytest.raises(ConfigError, match="posts must be"):
         FanOut(["127.0.0.1"], "naive", "post", net, posts=11)
     with pytest.raises(ConfigError, match="unknown approach"):
-        index_table.IndexTable(["127.0.0.1"], "naive", "login", users=5)
+        IndexTable(["127.0.0.1"], "naive", "login", users=5)
     with pytest.raises(ConfigError, match="users must be"):
-        index_table.IndexTable(["127.0.0.1"], "pattern", "login", users=0)
+        IndexTable(["127.0.0.1"], "pattern", "login", users=0)
 
 
 def test_user_numbers_round_trip_through_emails_and_ids_are_stable():
@@ -59,23 +61,26 @@ def test_user_numbers_round_trip_through_emails_and_ids_are_stable():
     assert index_table.id_of(5) == index_table.id_of(5) != index_table.id_of(6)
 
 
-def test_implemented_patterns_are_importable():
-    assert pattern_module("index-table") is index_table
-    assert pattern_module("fan-out").APPROACHES == ("naive", "pattern")
+def test_patterns_are_found_by_name():
+    assert describe("index-table") is index_table.PATTERN
+    assert describe("fan-out").approaches == ("naive", "pattern")
+    with pytest.raises(ConfigError, match="unknown pattern 'sharding': choose one of uuid-key, index-table"):
+        describe("sharding")
 
 
 def test_uuid_key_checks_its_inputs_and_counts_collisions():
     from labkit.patterns import uuid_key
+    from labkit.patterns.uuid_key import cassandra as uuid_key_cql
 
     dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
     with pytest.raises(ConfigError, match="datacenters dc1 and dc2"):
-        uuid_key.UuidKey({"dc1": ["127.0.0.1"]}, "naive", "partition", 10)
+        uuid_key_cql.UuidKey({"dc1": ["127.0.0.1"]}, "naive", "partition", 10)
     with pytest.raises(ConfigError, match="unknown test"):
-        uuid_key.UuidKey(dcs, "naive", "outage", 10)
+        uuid_key_cql.UuidKey(dcs, "naive", "outage", 10)
     with pytest.raises(ConfigError, match="unknown approach"):
-        uuid_key.UuidKey(dcs, "naive/lwt", "partition", 10)
+        uuid_key_cql.UuidKey(dcs, "naive/lwt", "partition", 10)
     with pytest.raises(ConfigError, match="wan_proxy"):
-        uuid_key.UuidKey(dcs, "naive", "availability", 10).counter_session("ireland")
+        uuid_key_cql.UuidKey(dcs, "naive", "availability", 10).counter_session("ireland")
     reg = uuid_key.Registered()
     for k in (1, 2, 3):
         reg.add("usa", k, f"usa-{k}")
@@ -85,11 +90,11 @@ def test_uuid_key_checks_its_inputs_and_counts_collisions():
 
 
 def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touching_the_cluster():
-    from labkit.patterns import uuid_key
+    from labkit.patterns.uuid_key import cassandra as uuid_key_cql
     from labkit.runner import run
 
     dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
-    workload = uuid_key.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=uuid_key.WAN_PROXY)
+    workload = uuid_key_cql.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=uuid_key_cql.WAN_PROXY)
     workload.setup = lambda: pytest.fail("setup ran although the run was refused")
     with pytest.raises(ConfigError, match="even thread count"):
         run(workload, threads=3, operations=20)
@@ -98,7 +103,7 @@ def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touchin
     with pytest.raises(ConfigError, match="processes=1"):
         run(workload, threads=2, operations=20, processes=2)
     with pytest.raises(ConfigError, match="converge"):
-        run(uuid_key.UuidKey(dcs, "pattern", "partition", 10), threads=2, operations=20)
+        run(uuid_key_cql.UuidKey(dcs, "pattern", "partition", 10), threads=2, operations=20)
 
 
 def test_uuid_key_region_figures_come_from_each_regions_own_latency():

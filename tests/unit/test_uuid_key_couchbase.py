@@ -13,7 +13,7 @@ import pytest
 
 from labkit.clusters.compose.provider import ComposeCouchbaseCluster
 from labkit.errors import LabkitError
-from labkit.patterns import uuid_key_couchbase as cb
+from labkit.patterns.uuid_key import couchbase as cb
 
 
 def test_each_region_connects_to_its_own_clusters_first_node():

@@ -4,7 +4,9 @@ import time
 
 import pytest
 
-from fakes import CountingWorkload
+import fake_pattern
+from fake_pattern import PATTERN
+from fake_pattern import cassandra as fake_binding
 from labkit.clusters.base import ClusterInfo
 from labkit.clusters.slot import ClusterSlot
 from labkit.errors import ConfigError
@@ -35,19 +37,18 @@ def start(n):
     return FakeCluster(n)
 
 
+@pytest.fixture(autouse=True)
+def fresh_binding():
+    fake_pattern.MADE.clear()
+    fake_binding.BEHAVIOUR.update(sleep_s=0.0, fail_at=None)
+    yield
+
+
 def make_panel(sleep_s=0.0, **kw):
-    made = []
-
-    def workload_for(approach, cluster, operations, **choices):
-        w = CountingWorkload(sleep_s)
-        w.name = f"{approach}/{choices}"
-        made.append((approach, len(cluster.nodes), operations, choices))
-        return w
-
-    options = dict(threads=(1, 3), operations=30, nodes=2, choices={"phase": ["login", "register"]})
+    fake_binding.BEHAVIOUR["sleep_s"] = sleep_s
+    options = dict(threads=(1, 3), operations=30, nodes=2, phase="login")
     options.update(kw)
-    panel = ControlPanel(title="t", pattern="index-table", approaches=["naive", "pattern"], workload_for=workload_for, slot=ClusterSlot(start), **options)
-    return panel, made
+    return ControlPanel(PATTERN, slot=ClusterSlot(start), **options), fake_pattern.MADE
 
 
 def test_thread_counts_cover_the_range_and_its_end():
@@ -58,29 +59,41 @@ def test_thread_counts_cover_the_range_and_its_end():
     assert thread_counts(1, 8, 3, multiple=2) == [2, 4, 8]  # 1 -> 2, 7 -> 8 (merged with the end)
 
 
-def test_settings_sliders_reach_the_workload_label_rows_and_derive_operations():
-    panel, made = make_panel(threads=(1, 3), choices=None, settings={"one_way_ms": (70, 0, 200, 10), "users_per_region": (5, 1, 50, 1)},
-                             operations_for=lambda chosen: 2 * chosen["users_per_region"], thread_multiple=2)
-    assert panel.operations.value == 10 and panel.operations.disabled
-    panel.settings["users_per_region"].value = 7
-    assert panel.operations.value == 14
+def test_controls_come_from_the_description_and_reach_the_workload_and_the_rows():
+    panel, made = make_panel(threads=(1, 3))
+    assert set(panel.settings) == {"users", "one_way_ms", "size"}  # the login phase's settings
+    assert set(panel.approaches) == {"naive", "pattern"}
+    assert panel.settings["size"].options == ("small", "large") and panel.settings["one_way_ms"].step == 10
+    panel.settings["users"].value = 7
     panel.run(wait=True)
     df = panel.results
-    assert sorted(set(df["threads"])) == [2, 4] and (df["operations"] == 14).all()
-    assert (df["one_way_ms"] == 70).all() and (df["users_per_region"] == 7).all()
-    assert made[0] == ("naive", 2, 14, {"one_way_ms": 70, "users_per_region": 7})
-    assert "naive · 2 nodes · one way ms 70 · users per region 7" in {t.name for t in panel.figure.data}
+    assert sorted(set(df["threads"])) == [1, 2, 3] and (df["operations"] == 30).all()
+    assert (df["one_way_ms"] == 70).all() and (df["users"] == 7).all() and (df["phase"] == "login").all()
+    assert made[0] == ("naive", "login", 2, 30, {"users": 7, "one_way_ms": 70, "size": "small"})
+    assert "naive · 2 nodes · users 7" in {t.name for t in panel.figure.data}  # a setting moved from its start is named
+
+
+def test_a_phase_shows_only_its_settings_and_a_size_sets_the_start():
+    panel, made = make_panel(phase="register")
+    assert set(panel.settings) == {"users", "size"}
+    size = PATTERN.size("quick", "login")
+    panel = ControlPanel(PATTERN, slot=ClusterSlot(start), size=size)
+    assert panel.phase == "login" and panel.threads.value == (1, 3) and panel.thread_step.value == 2 and panel.nodes.value == 2
+    assert panel.operations.value == 30 and panel.settings["users"].value == 7 and panel.run_options == {"warmup": 3}
+    with pytest.raises(ConfigError, match="phase"):
+        ControlPanel(PATTERN, slot=ClusterSlot(start), phase="register", size=size)
+    with pytest.raises(ConfigError, match="setting users must be from 1 to 50"):
+        ControlPanel(PATTERN, slot=ClusterSlot(start), settings={"users": 99})
 
 
 def test_run_sweeps_the_sliders_and_draws_every_point():
     FakeCluster.started.clear()
-    panel, made = make_panel()
-    panel.choices["phase"].value = "register"
+    panel, made = make_panel(phase="register")
     panel.run(wait=True)
     df = panel.results
     assert len(df) == 2 * 3 and set(df["approach"]) == {"naive", "pattern"} and sorted(set(df["threads"])) == [1, 2, 3]
     assert (df["phase"] == "register").all() and (df["nodes"] == 2).all() and (df["server_version"] == "test").all()
-    assert made[0] == ("naive", 2, 30, {"phase": "register"})
+    assert made[0] == ("naive", "register", 2, 30, {"users": 5, "size": "small"})
     assert len(panel.figure.data) == 4  # throughput and latency line per approach
     assert all(list(t.x) == [1, 2, 3] for t in panel.figure.data)
     assert "2 nodes" in panel.cluster_line.value and "done: 6 runs" in panel.status.value
@@ -99,7 +112,7 @@ def test_changing_nodes_restarts_the_cluster_with_that_size():
     assert set(panel.results["nodes"]) == {2, 4}
     assert len(panel.figure.data) == 12  # each press of Run draws its own line per approach, in both panels
     names = {t.name for t in panel.figure.data}
-    assert {"naive · 2 nodes · login", "naive · 2 nodes · login · run 2", "pattern · 4 nodes · login · run 3"} <= names
+    assert {"naive · 2 nodes", "naive · 2 nodes · run 2", "pattern · 4 nodes · run 3"} <= names
 
 
 def test_stop_keeps_what_was_measured_and_marks_the_partial_run():
@@ -125,15 +138,9 @@ def test_no_approach_ticked_says_what_to_do():
 
 
 def test_an_error_mid_sweep_is_shown_and_earlier_rows_survive():
-    calls = {"n": 0}
-
-    def workload_for(approach, cluster, operations, **choices):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise ConfigError("the cluster went away")
-        return CountingWorkload()
-
-    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=workload_for, slot=ClusterSlot(start), threads=(1, 2), operations=10)
+    fake_binding.BEHAVIOUR["fail_at"] = 2
+    panel, _ = make_panel(threads=(1, 2), operations=10)
+    panel.approaches["pattern"].value = False
     with pytest.raises(ConfigError):
         panel.run(wait=True)
     assert len(panel.results) == 1 and "the cluster went away" in panel.status.value and not panel.running
@@ -148,14 +155,15 @@ def test_client_bound_points_are_marked_and_warned_about():
     assert "bottleneck" in panel.warning.value
 
 
-def test_fixed_labels_reach_the_workload_and_the_rows_and_choices_split_the_lines():
-    panel, made = make_panel(threads=(1, 1), labels={"phase": "login"}, choices={"size": ["small", "large"]})
+def test_a_choice_setting_splits_the_lines():
+    panel, made = make_panel(threads=(1, 1))
     panel.run(wait=True)
-    panel.choices["size"].value = "large"
+    panel.settings["size"].value = "large"
     panel.run(wait=True)
-    assert made[0][3] == {"phase": "login", "size": "small"} and made[-1][3] == {"phase": "login", "size": "large"}
+    assert made[0][4]["size"] == "small" and made[-1][4]["size"] == "large"
     assert set(panel.results["phase"]) == {"login"} and set(panel.results["size"]) == {"small", "large"}
-    assert len(panel.figure.data) == 8  # (approach, nodes, size): 4 lines x 2 panels
+    assert len(panel.figure.data) == 8  # (approach, size, run): 4 lines x 2 panels
+    assert "naive · 2 nodes · size large · run 2" in {t.name for t in panel.figure.data}
 
 
 def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
@@ -170,7 +178,8 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
         return BudgetedCluster(n)
 
     slot = ClusterSlot(start_budgeted)
-    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=lambda a, c, o, **k: CountingWorkload(), slot=slot, threads=(1, 1), operations=10)
+    panel = ControlPanel(PATTERN, slot=slot, threads=(1, 1), operations=10)
+    panel.approaches["pattern"].value = False
     assert panel.node_cpu is None
     panel.run(wait=True)
     panel.node_cpu = 0.15
@@ -183,7 +192,8 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
 
 def test_the_cpu_per_node_control_shows_a_choice_for_every_budget():
     slot = ClusterSlot(lambda n, node_cpu=None: FakeCluster(n))
-    panel = ControlPanel(title="t", pattern="fan-out", approaches=["naive"], workload_for=lambda a, c, o, **k: CountingWorkload(), slot=slot, threads=(1, 1), operations=10)
+    panel = ControlPanel(PATTERN, slot=slot, threads=(1, 1), operations=10)
+    panel.approaches["pattern"].value = False
     assert panel.cpu_per_node.label.startswith("none") and panel.node_cpu is None  # a visible choice, not a blank dropdown
     panel.cpu_per_node.value = 0.25  # what a student's click does
     assert panel.node_cpu == 0.25

@@ -1,4 +1,4 @@
-"""Fan-out on Write on Cassandra: a news feed assembled at read time (naive) or copied at write time (pattern).
+"""Fan-out on Write's Cassandra binding: a news feed assembled at read time (naive) or copied at write time (pattern).
 
 Two phases, as in the source's test: `post` (each transaction saves one activity of a user) and
 `paginate` (each transaction reads the next page of one user's feed). Approaches:
@@ -10,87 +10,22 @@ Two phases, as in the source's test: `post` (each transaction saves one activity
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cassandra.query import PreparedStatement
 
-from ..engines import cassandra as cql
-from ..errors import ConfigError
-from ..runner import Transaction, Verification, WorkerLock
-from . import check_choice
-from .cassandra_workload import CassandraWorkload
+from ...engines import cassandra as cql
+from ...errors import ConfigError
+from ...runner import Transaction, Verification, WorkerLock
+from .. import check_choice
+from ..cassandra_workload import CassandraWorkload
+from .core import APPROACHES, NAME, PHASES, Network
 
 if TYPE_CHECKING:
-    from .exercise import CheckReport
+    from ..exercise import CheckReport
 
-PATTERN = "fan-out"
 KEYSPACE = "fan_out"
-APPROACHES = ("naive", "pattern")
-PHASES = ("post", "paginate")
-ENGINES = ("cassandra",)
-"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
-EPOCH_MS = 1_700_000_000_000  # the first activity's time; each user's next one is a second later
-
-
-@dataclass(frozen=True)
-class Network:
-    """Who follows whom, and which activities will be posted in which order (all from one seed)."""
-
-    users: int
-    follows: int  # followed users per user
-    posts: int  # activities per user
-    seed: int = 7
-    following: dict[int, list[int]] = field(init=False, repr=False, compare=False)
-    followers: dict[int, list[int]] = field(init=False, repr=False, compare=False)
-    schedule: list[tuple[int, int]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if self.users < 2 or not 1 <= self.follows < self.users or self.posts < 1:
-            raise ConfigError(
-                f"a network needs at least 2 users, 1 <= follows < users and posts >= 1; got users={self.users}, "
-                f"follows={self.follows}, posts={self.posts}"
-            )
-        rng = random.Random(self.seed)
-        following = {u: sorted(rng.sample([v for v in range(self.users) if v != u], self.follows)) for u in range(self.users)}
-        followers: dict[int, list[int]] = {u: [] for u in range(self.users)}
-        for u, followed in following.items():
-            for v in followed:
-                followers[v].append(u)
-        schedule = [(u, k) for u in range(self.users) for k in range(self.posts)]
-        rng.shuffle(schedule)
-        # a user's k-th post must come after its (k-1)-th: keep each user's posts in order within the shuffle
-        next_k: dict[int, int] = {u: 0 for u in range(self.users)}
-        ordered = []
-        for u, _ in schedule:
-            ordered.append((u, next_k[u]))
-            next_k[u] += 1
-        object.__setattr__(self, "following", following)
-        object.__setattr__(self, "followers", followers)
-        object.__setattr__(self, "schedule", ordered)
-
-    @property
-    def activities(self) -> int:
-        return self.users * self.posts
-
-    @staticmethod
-    def created_at(user: int, k: int) -> int:
-        return EPOCH_MS + k * 1000 + user  # one second apart per user; + user keeps authors apart
-
-    @staticmethod
-    def content(user: int, k: int) -> str:
-        return f"activity {k} of user {user}"
-
-    def expected_feed(self, reader: int, posted: set[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
-        """(created_at, author) of every activity in `reader`'s feed, newest first."""
-        items = [
-            (self.created_at(a, k), a)
-            for a in self.following[reader]
-            for k in range(self.posts)
-            if posted is None or (a, k) in posted
-        ]
-        return sorted(items, reverse=True)
 
 
 def schema() -> list[str]:
@@ -144,14 +79,14 @@ class FanOut(CassandraWorkload):
         """`posts`: how many activities the post phase saves (its run's `operations`; default all of
         them): transaction seq*workers+worker posts that entry of the network's schedule, so verify()
         knows exactly which activities must exist."""
-        check_choice(PATTERN, "approach", approach, APPROACHES)
-        check_choice(PATTERN, "phase", phase, PHASES)
+        check_choice(NAME, "approach", approach, APPROACHES)
+        check_choice(NAME, "phase", phase, PHASES)
         posts = network.activities if posts is None else posts
         if not 1 <= posts <= network.activities:
             raise ConfigError(f"posts must be from 1 to the network's {network.activities} activities; got {posts}")
         if page_size < 1:
             raise ConfigError(f"page_size must be at least 1; got {page_size}")
-        self.name = f"{PATTERN}/{phase}/{approach}"
+        self.name = f"{NAME}/{phase}/{approach}"
         self.connect_to(addresses, consistency)
         self.approach = approach
         self.phase = phase
@@ -373,10 +308,8 @@ def trace_page(workload: FanOut, reader: int = 0) -> cql.TraceTotals:
     return cql.summarise([cql.trace(s, st.friend_page, (f, 2**62)) for f in followed])
 
 
-def workload_for(
-    approach: str, cluster: Any, operations: int, phase: str = "paginate", users: int = 40, follows: int = 10, posts: int = 8, replication: int = 1
-) -> FanOut:
-    """The workload one run needs: the post phase saves the first `operations` activities of the
+def workload(approach: str, phase: str, cluster: Any, operations: int, users: int, follows: int, posts: int, replication: int) -> FanOut:
+    """The workload of one run: the post phase saves the first `operations` activities of the
     schedule (at most users x posts), the paginate phase reads `operations` pages."""
     network = Network(users=users, follows=follows, posts=posts)
     return FanOut(cluster.addresses, approach, phase, network, posts=min(operations, network.activities) if phase == "post" else None, replication=replication)
@@ -384,7 +317,7 @@ def workload_for(
 
 def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network | None = None, readers: int = 5) -> "CheckReport":
     """The exercise's check: post every activity with the student's fan-out, then page through feeds."""
-    from .exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, a_transaction, check_all, run_step
 
     network = network or Network(users=30, follows=12, posts=5)
 

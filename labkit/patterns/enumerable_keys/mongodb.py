@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runner import Transaction
-from .enumerable_keys import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers
+from ...runner import Transaction
+from .core import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers, store_workload
 
 DATABASE = "enumerable_keys"
 
@@ -28,7 +28,7 @@ class MongoComments(CommentStore):
     @property
     def db(self):
         if self._client is None:
-            from ..engines import mongodb
+            from ...engines import mongodb
 
             self._client = mongodb.connect(self.uri)
         return self._client[DATABASE]
@@ -102,7 +102,7 @@ class MongoComments(CommentStore):
 
     def server_counters(self) -> dict[str, int] | None:
         """MongoDB's own count of write conflicts and lock waits (real servers; a stand-in has none)."""
-        from ..engines import mongodb
+        from ...engines import mongodb
 
         return mongodb.contention_counters(self.db.client)
 
@@ -113,3 +113,4 @@ class MongoComments(CommentStore):
 
 
 STORE = MongoComments
+workload = store_workload(STORE)

@@ -1,4 +1,4 @@
-"""Index Table on Cassandra: find a user by e-mail with a secondary index (naive) or a lookup table (pattern).
+"""Index Table's Cassandra binding: find a user by e-mail with a secondary index (naive) or a lookup table (pattern).
 
 Two phases, as in the source's test: `register` (each transaction registers one new user) and `login`
 (each transaction finds a registered user by e-mail). Approaches:
@@ -10,45 +10,23 @@ Each approach has its own tables, so an index never slows down another approach'
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from cassandra.concurrent import execute_concurrent_with_args
 from cassandra.query import PreparedStatement
 
-from ..engines import cassandra as cql
-from ..errors import ConfigError
-from ..runner import Transaction, Verification
-from . import check_choice
-from .cassandra_workload import CassandraWorkload
+from ...engines import cassandra as cql
+from ...errors import ConfigError
+from ...runner import Transaction, Verification
+from .. import check_choice
+from ..cassandra_workload import CassandraWorkload
+from .core import APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
 
 if TYPE_CHECKING:
-    from .exercise import CheckReport
+    from ..exercise import CheckReport
 
-PATTERN = "index-table"
 KEYSPACE = "index_table"
-APPROACHES = ("naive/legacy", "naive/sai", "pattern")
-PHASES = ("register", "login")
-ENGINES = ("cassandra",)
-"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
-EMAIL_DOMAIN = "students.example"
-USER_NAMESPACE = uuid.UUID("6f1c1b1e-3c1a-4d7e-9a55-2f0d3a1b7c11")
-
-
-def email_of(n: int) -> str:
-    """The n-th user's e-mail (warm-up users, n < 0, get their own prefix)."""
-    return f"user{n:07d}@{EMAIL_DOMAIN}" if n >= 0 else f"warmup{-n:07d}@{EMAIL_DOMAIN}"
-
-
-def id_of(n: int) -> uuid.UUID:
-    """A stable UUID per user number, so a login can check it found the right record."""
-    return uuid.uuid5(USER_NAMESPACE, email_of(n))
-
-
-def number_of(email: str) -> int:
-    local = email.split("@", 1)[0]
-    return int(local[4:]) if local.startswith("user") else -int(local[6:])
 
 
 def tables(approach: str) -> tuple[str, str | None]:
@@ -91,11 +69,11 @@ class IndexTable(CassandraWorkload):
     """
 
     def __init__(self, addresses: list[str], approach: str, phase: str, users: int, replication: int = 1, consistency: str = "ONE", verify_sample: int = 200):
-        check_choice(PATTERN, "approach", approach, APPROACHES)
-        check_choice(PATTERN, "phase", phase, PHASES)
+        check_choice(NAME, "approach", approach, APPROACHES)
+        check_choice(NAME, "phase", phase, PHASES)
         if users < 1:
             raise ConfigError(f"users must be at least 1; got {users}")
-        self.name = f"{PATTERN}/{phase}/{approach}"
+        self.name = f"{NAME}/{phase}/{approach}"
         self.connect_to(addresses, consistency)
         self.approach = approach
         self.phase = phase
@@ -213,10 +191,6 @@ class IndexTable(CassandraWorkload):
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
 
 
-def user_row(n: int) -> tuple[uuid.UUID, str, str, str]:
-    return (id_of(n), email_of(n), f"Student {n}", f"pbkdf2${n:08x}")
-
-
 def find_user(session, st: Statements, email: str, call: Callable[..., Any] | None = None):
     """The login path: the indexed query (naive), or the lookup read then the user read (pattern)."""
     call = call or (lambda _op, fn, *a: fn(*a))
@@ -240,15 +214,15 @@ def trace_login(workload: IndexTable, n: int = 0) -> cql.TraceTotals:
     return cql.summarise([first, second])
 
 
-def workload_for(approach: str, cluster: Any, operations: int, phase: str = "login", users: int = 1000, replication: int = 1) -> IndexTable:
-    """The workload one run needs: the register phase registers `operations` users, the login phase
-    logs in among `users` loaded ones (what the panel, the CLI and the benchmarks all call)."""
+def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int, users: int = 0) -> IndexTable:
+    """The workload of one run: the register phase registers `operations` users, the login phase
+    logs in among `users` loaded ones."""
     return IndexTable(cluster.addresses, approach, phase, users=operations if phase == "register" else users, replication=replication)
 
 
 def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 200) -> "CheckReport":
     """The exercise's check: register `users` users with the student's pattern code, then log each in."""
-    from .exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, a_transaction, check_all, run_step
 
     def register(report: CheckReport) -> bool:
         return run_step(report, "register users (user row + lookup row each)", workload_class(cluster.addresses, "pattern", "register", users=users), users)

@@ -10,10 +10,10 @@ from typing import Any
 
 from cassandra.query import PreparedStatement
 
-from ..engines import cassandra as cql
-from ..runner import Transaction
-from .cassandra_workload import CassandraWorkload
-from .enumerable_keys import PAGE_SIZE, CommentStore, list_newest_first, list_page
+from ...engines import cassandra as cql
+from ...runner import Transaction
+from ..cassandra_workload import CassandraWorkload
+from .core import PAGE_SIZE, CommentStore, list_newest_first, list_page, store_workload
 
 KEYSPACE = "enumerable_keys"
 
@@ -109,3 +109,4 @@ class CassandraComments(CassandraWorkload, CommentStore):
 
 
 STORE = CassandraComments
+workload = store_workload(STORE)

@@ -2,7 +2,7 @@
 bucket both ways with XDCR.
 
 The workload is the Cassandra one's sibling (same regions, keys record and verify(), from
-`uuid_key.TwoRegionRegistration`); only the key generator, the writes and the cut differ:
+`core.TwoRegionRegistration`); only the key generator, the writes and the cut differ:
 - naive: a counter document advanced with `binary().increment()`, which is atomic and returns the new
   value in one request. Availability test: one counter, in the USA cluster, for both regions. Partition
   test: each region increments its own cluster's copy.
@@ -25,9 +25,9 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LabkitError, NotAvailableError
-from ..runner import Transaction
-from .uuid_key import REGIONS, TwoRegionRegistration
+from ...errors import LabkitError, NotAvailableError
+from ...runner import Transaction
+from .core import REGIONS, TwoRegionRegistration
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,8 @@ class CouchbaseRegions:
 
 def find_regions(provider: str = "auto") -> CouchbaseRegions:
     """Two running Couchbase clusters with XDCR, from the compose provider; NotAvailableError says why not."""
-    from ..clusters.compose.images import CREDENTIALS
-    from ..clusters.compose.provider import ComposeCouchbaseCluster, compose_available
+    from ...clusters.compose.images import CREDENTIALS
+    from ...clusters.compose.provider import ComposeCouchbaseCluster, compose_available
 
     if provider not in ("auto", "compose"):
         raise NotAvailableError(f"the Couchbase UUID Key tests need two clusters with XDCR, which only the compose provider starts (asked for {provider!r})")
@@ -121,7 +121,7 @@ class CouchbaseUuidKey(TwoRegionRegistration):
 
     def collection(self, region: str) -> Any:
         if region not in self._collections:
-            from ..engines import couchbase
+            from ...engines import couchbase
 
             cluster = couchbase.connect(self.regions.connection_strings[region], self.regions.username, self.regions.password)
             self._clusters[region] = cluster
@@ -192,24 +192,26 @@ class CouchbaseUuidKey(TwoRegionRegistration):
         return self.read_all("usa")  # verify() settled the clusters first
 
 
-def workload_for(approach: str, regions: CouchbaseRegions, operations: int, phase: str = "availability", **_labels: Any) -> CouchbaseUuidKey:
-    """The Couchbase run: `operations` registrations, half per region (as uuid_key.workload_for)."""
+def workload(approach: str, phase: str, regions: CouchbaseRegions, operations: int, **_settings: Any) -> CouchbaseUuidKey:
+    """The Couchbase run: `operations` registrations, half per region (as the Cassandra binding's). Its
+    "cluster" is the two regions' clusters, which the notebook finds itself (`find_regions`): no sweep
+    starts them, so the description does not list couchbase among the engines `labkit run` can sweep."""
     return CouchbaseUuidKey(regions, approach, phase, operations // 2)
 
 
 def both_tests(regions: CouchbaseRegions, users: int, threads: int, provider: str = "compose") -> list[dict[str, Any]]:
     """Availability and partition test, counter vs UUID, one run each: labelled rows with each region's
     mean latency and the totals after the regions converged."""
-    from ..runner import run
+    from ...runner import run
 
     rows = []
     for phase in ("availability", "partition"):
         for approach in ("naive", "pattern"):
-            workload = workload_for(approach, regions, 2 * users, phase)
+            registration = workload(approach, phase, regions, 2 * users)
             try:
-                result = run(workload, threads=threads, operations=2 * users)
+                result = run(registration, threads=threads, operations=2 * users)
             finally:
-                workload.close_process()
+                registration.close_process()
             checks = result.verification.checks if result.verification else {}
             rows.append({
                 "engine": "couchbase", "server_version": regions.server_version, "provider": provider, "nodes": "1 per cluster, 2 clusters (XDCR)",

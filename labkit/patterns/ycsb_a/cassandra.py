@@ -1,4 +1,4 @@
-"""YCSB workload A on Cassandra (50% reads, 50% updates; zipfian keys by default, uniform on request): the getting-started baseline.
+"""YCSB workload A's Cassandra binding (50% reads, 50% updates; zipfian keys by default, uniform on request): the getting-started baseline.
 
 Not one of the four patterns; it shows the lab's mechanics (threads, consistency levels, latency
 percentiles) on the simplest key-value workload before any pattern is introduced.
@@ -7,29 +7,19 @@ percentiles) on the simplest key-value workload before any pattern is introduced
 from __future__ import annotations
 
 import bisect
-import itertools
 from typing import Any
 
 from cassandra import ConsistencyLevel
 from cassandra.query import BatchStatement, BatchType
 
-from ..engines import cassandra as cql
-from ..errors import ConfigError
-from ..runner import BaseWorkload, Transaction, Verification
+from ...engines import cassandra as cql
+from ...errors import ConfigError
+from ...runner import BaseWorkload, Transaction, Verification
+from .core import DISTRIBUTIONS, zipf_cumulative
 
 KEYSPACE = "ycsb"
 TABLE = "usertable"
 FIELD_BYTES = 100
-DISTRIBUTIONS = ("zipfian", "uniform")
-APPROACHES = ("baseline",)
-ENGINES = ("cassandra",)
-"""Engines this workload has a binding for."""
-
-
-def zipf_cumulative(n: int, theta: float = 0.99) -> list[float]:
-    """Cumulative weights of a zipfian over n items (item i drawn with weight 1/(i+1)^theta), as YCSB's
-    default request distribution: a few hot keys get most of the requests."""
-    return list(itertools.accumulate(1.0 / (i + 1) ** theta for i in range(n)))
 
 
 class YcsbA(BaseWorkload):
@@ -128,9 +118,6 @@ class YcsbA(BaseWorkload):
             self._session = None
 
 
-def workload_for(
-    approach: str, cluster: Any, operations: int, records: int = 1000, consistency: str = "QUORUM", replication: int = 3,
-    distribution: str = "zipfian",
-) -> YcsbA:
+def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, consistency: str, replication: int, distribution: str) -> YcsbA:
     """Lets sweeps and benchmarks drive the baseline like a pattern (one approach, 'baseline')."""
     return YcsbA(cluster.addresses, records=records, consistency=consistency, replication=replication, distribution=distribution)

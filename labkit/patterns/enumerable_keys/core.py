@@ -10,23 +10,23 @@
 Three phases, as in the source's tests: `write` (many threads comment on one post; the post is emptied
 before each run), `volume` (one thread adds comments run after run without emptying: the list grows),
 `paginate` (each thread reads 30 pages of 10, newest first, then starts again). The engines' code lives
-in enumerable_keys_<engine>.py; this module holds what they share: the phases and verify().
+in the package's module named after the engine; this module holds what they share: the phases and verify().
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from ..errors import ConfigError
-from ..runner import BaseWorkload, Transaction, Verification
-from . import check_choice
+from ...errors import ConfigError
+from ...runner import BaseWorkload, Transaction, Verification
+from .. import check_choice
 
 if TYPE_CHECKING:
-    from .exercise import CheckReport
+    from ..exercise import CheckReport
 
-PATTERN = "enumerable-keys"
+NAME = "enumerable-keys"
 APPROACHES = ("naive", "pattern")
 PHASES = ("write", "volume", "paginate")
 PAGE_SIZE = 10
@@ -86,10 +86,10 @@ class CommentStore(BaseWorkload):
     max_processes = 1  # the pages and deletions it checks are kept in this process's memory
 
     def __init__(self, approach: str, phase: str, comments: int = 0, delete_every: int = 0, keep: bool = False, post: str | None = None):
-        check_choice(PATTERN, "approach", approach, APPROACHES)
-        check_choice(PATTERN, "phase", phase, PHASES)
+        check_choice(NAME, "approach", approach, APPROACHES)
+        check_choice(NAME, "phase", phase, PHASES)
         check_comments(phase, comments)
-        self.name = f"{PATTERN}/{self.engine}/{phase}/{approach}"
+        self.name = f"{NAME}/{self.engine}/{phase}/{approach}"
         self.approach, self.phase = approach, phase
         self.post = post or f"{POST}-{approach}"  # each approach its own post: a list never hides in the pattern's post
         self.preload = comments if phase == "paginate" else 0
@@ -155,7 +155,7 @@ class CommentStore(BaseWorkload):
     def load(self) -> None:
         if not self.preload:
             return
-        from .exercise import a_transaction
+        from ..exercise import a_transaction
 
         tx = a_transaction()
         for i in range(self.preload):
@@ -203,7 +203,7 @@ class CommentStore(BaseWorkload):
 
     def walk(self) -> list[str]:
         """Every comment, page by page from the newest, the way a reader sees the post."""
-        from .exercise import a_transaction
+        from ..exercise import a_transaction
 
         tx, seen, cursor = a_transaction(), [], None
         while True:
@@ -254,37 +254,28 @@ class CommentStore(BaseWorkload):
         self.operations = operations
 
 
-ENGINE_MODULES = {
-    "mongodb": "labkit.patterns.enumerable_keys_mongodb",
-    "couchbase": "labkit.patterns.enumerable_keys_couchbase",
-    "cassandra": "labkit.patterns.enumerable_keys_cassandra",
-}
-ENGINES = tuple(ENGINE_MODULES)
-"""Engines this pattern has a workload for (`labkit run` refuses the others before starting anything)."""
-
-
 def store_class(engine: str) -> type[CommentStore]:
-    import importlib
+    """The comment store of `engine` (its binding module's STORE)."""
+    from . import PATTERN
 
-    if engine not in ENGINE_MODULES:
-        raise ConfigError(f"no Enumerable Keys workload for engine {engine!r}: choose one of {', '.join(ENGINE_MODULES)}")
-    return importlib.import_module(ENGINE_MODULES[engine]).STORE
-
-
-WORKLOAD_DEFAULT_COMMENTS = 300
+    return PATTERN.binding(engine).STORE
 
 
-def workload_for(approach: str, cluster: Any, operations: int, phase: str = "write", comments: int = WORKLOAD_DEFAULT_COMMENTS, delete_every: int = 7, **_labels: Any) -> CommentStore:
-    """The workload of one run on `cluster` (any engine/provider): `comments` preloaded and every
-    `delete_every`-th deleted for the paginate phase."""
-    engine = cluster.info().engine
-    return store_class(engine).for_cluster(cluster, approach, phase, comments=comments, delete_every=delete_every if phase == "paginate" else 0)
+def store_workload(store: type[CommentStore]) -> Callable[..., CommentStore]:
+    """An engine binding's `workload(approach, phase, cluster, operations, **settings)` for its store:
+    the paginate phase preloads `comments` and deletes every `delete_every`-th."""
+
+    def workload(approach: str, phase: str, cluster: Any, operations: int, comments: int = 0, delete_every: int = 0) -> CommentStore:
+        paginate = phase == "paginate"
+        return store.for_cluster(cluster, approach, phase, comments=comments if paginate else 0, delete_every=delete_every if paginate else 0)
+
+    return workload
 
 
 def volume_runs(cluster: Any, approach: str, runs: int, per_run: int) -> Iterator[tuple[int, Any, CommentStore]]:
     """The data-volume test: empty the post once, then `runs` runs of `per_run` comments from one
     thread that never empty it. Yields (run number, RunResult, the run's store, still connected)."""
-    from ..runner import run
+    from ...runner import run
 
     first = store_class(cluster.info().engine).for_cluster(cluster, approach, "volume")
     first.reset()
@@ -300,12 +291,12 @@ def volume_runs(cluster: Any, approach: str, runs: int, per_run: int) -> Iterato
 def check_plan(plan: Any) -> None:
     """Refuse a sweep the workload cannot run before any cluster starts."""
     check_processes(plan.processes)
-    check_comments(plan.labels.get("phase", PHASES[0]), plan.labels.get("comments", WORKLOAD_DEFAULT_COMMENTS))
+    check_comments(plan.labels.get("phase", PHASES[0]), plan.labels.get("comments", 0))
 
 
 def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: int = 200) -> "CheckReport":
     """The exercise's check: 200 comments from 4 threads with the student's add(), then every page."""
-    from .exercise import CheckReport, check_all, run_step
+    from ..exercise import CheckReport, check_all, run_step
 
     def write(report: CheckReport) -> bool:
         return run_step(report, f"{comments} comments from 4 threads on one post", workload_class.for_cluster(cluster, "pattern", "write"), comments, threads=4)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runner import Transaction
-from .enumerable_keys import CommentStore, list_newest_first, list_page, page_of_numbers
+from ...runner import Transaction
+from .core import CommentStore, list_newest_first, list_page, page_of_numbers, store_workload
 
 
 class CouchbaseComments(CommentStore):
@@ -29,7 +29,7 @@ class CouchbaseComments(CommentStore):
     @property
     def collection(self):
         if self._collection is None:
-            from ..engines import couchbase
+            from ...engines import couchbase
 
             self._cluster = self.connect()
             self._collection = couchbase.collection(self._cluster, self.bucket)
@@ -140,3 +140,4 @@ class CouchbaseComments(CommentStore):
 
 
 STORE = CouchbaseComments
+workload = store_workload(STORE)

@@ -1,0 +1,222 @@
+"""What a pattern *is*, in one object: its phases, approaches, engines, settings and sizes.
+
+The control panel, `labkit run`, `run_pattern_sweep` and the benchmarks all read a pattern from its
+`Pattern` description instead of from module conventions, so a pattern's facts live in one place.
+Engine bindings live next to the pattern's core as `<pattern package>.<engine>` modules; each has
+`workload(approach, phase, cluster, operations, **settings)` and may have `sweep_resources(phase,
+settings)`, a context manager yielding what a sweep's workloads need besides the cluster (a toxiproxy).
+Adding an engine is one new module plus its name in `engines`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Mapping
+
+from ..errors import ConfigError, NotAvailableError
+
+PROFILES = ("quick", "classroom")
+"""quick: minutes, what CI and `make run` use; classroom: the source's shapes scaled to a 2-core laptop."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One knob of a pattern's workload: a whole number in a range (a data size, a link latency, a
+    replication factor), or one of a few named choices (a consistency level) when `choices` is given."""
+
+    name: str
+    default: int | str
+    low: int
+    high: int
+    help: str
+    step: int = 1
+    phases: tuple[str, ...] = ()
+    """The phases whose workload reads it; empty: every phase."""
+    choices: tuple[str, ...] = ()
+
+    def applies_to(self, phase: str) -> bool:
+        return not self.phases or phase in self.phases
+
+    def describe(self) -> str:
+        """The values it takes, for help texts and errors."""
+        return "one of " + ", ".join(self.choices) if self.choices else f"a whole number from {self.low} to {self.high}"
+
+    def check(self, value: Any) -> int | str:
+        """The value if it is one this setting takes, or an error that says which it takes."""
+        if self.choices:
+            if value not in self.choices:
+                raise ConfigError(f"setting {self.name} takes {self.describe()} ({self.help}); got {value!r}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"setting {self.name} takes {self.describe()}; got {value!r}")
+        if not self.low <= value <= self.high:
+            raise ConfigError(f"setting {self.name} must be from {self.low} to {self.high} ({self.help}); got {value}")
+        return value
+
+    def parse(self, text: str) -> int | str:
+        """A value given as text (`labkit run --set NAME=VALUE`), checked."""
+        text = text.strip()
+        if self.choices:
+            return self.check(text)
+        try:
+            value = int(text)
+        except ValueError:
+            raise ConfigError(f"setting {self.name} takes {self.describe()}; got {text!r}") from None
+        return self.check(value)
+
+
+@dataclass(frozen=True)
+class Size:
+    """One sweep of a profile: a phase on these cluster sizes and client threads, with these settings."""
+
+    phase: str
+    nodes: tuple[int, ...]
+    threads: tuple[int, ...]
+    """Client threads in all, one point each."""
+    operations: int
+    settings: Mapping[str, int] = field(default_factory=dict)
+    warmup: int = 0
+    node_cpu: float | None = None
+    """CPU budget of each node in cores, for a budgeted sweep (None: nodes share the machine)."""
+    repeats: int = 1
+    """Runs of each point one after another (the volume test: runs that keep what the last one wrote)."""
+
+    @property
+    def thread_range(self) -> tuple[int, int, int]:
+        """(low, high, step) for the panel's range slider: the smallest gap between points is the step."""
+        counts = sorted(self.threads)
+        gaps = [b - a for a, b in zip(counts, counts[1:])]
+        return counts[0], counts[-1], min(gaps) if gaps else 1
+
+
+def _no_check(_plan: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A pattern's description: read by the panel, the CLI, sweeps and benchmarks."""
+
+    name: str
+    title: str
+    package: str
+    """The pattern's package; its engine bindings are `<package>.<engine>`."""
+    phases: tuple[str, ...]
+    approaches: tuple[str, ...]
+    engines: tuple[str, ...]
+    """Engines that have a binding (the first is the default)."""
+    settings: tuple[Setting, ...]
+    sizes: Mapping[str, Mapping[str, Size]]
+    """profile -> sweep name -> Size; every phase has a sweep named after it in every profile."""
+    check_plan: Callable[[Any], None] = _no_check
+    """Refuses a SweepPlan the workload cannot run, before any cluster starts."""
+    cluster_options: Mapping[str, Any] = field(default_factory=dict)
+    """What a sweep's cluster must have, e.g. {"dcs": 2}."""
+    thread_multiple: int = 1
+    """Thread counts are rounded up to a multiple of this (two regions need even counts)."""
+    operations_multiple: int = 1
+
+    # ---- choices ---------------------------------------------------------------------------------
+
+    @property
+    def default_phase(self) -> str:
+        return self.phases[-1]
+
+    def check_phase(self, phase: str) -> str:
+        if phase not in self.phases:
+            raise ConfigError(f"unknown phase {phase!r} for {self.name}: choose one of {', '.join(self.phases)}")
+        return phase
+
+    def check_approaches(self, approaches: Any) -> list[str]:
+        chosen = list(approaches)
+        unknown = [a for a in chosen if a not in self.approaches]
+        if unknown or not chosen:
+            raise ConfigError(f"unknown approach {unknown[0] if unknown else '(none)'!r} for {self.name}: choose from {', '.join(self.approaches)}")
+        return chosen
+
+    def check_engine(self, engine: str) -> str:
+        if engine not in self.engines:
+            raise ConfigError(f"{self.name} has no workload for {engine} in this version: it runs on {', '.join(self.engines)}. "
+                              f"Choose --engine {self.engines[0]}.")
+        return engine
+
+    # ---- settings --------------------------------------------------------------------------------
+
+    def settings_for(self, phase: str) -> tuple[Setting, ...]:
+        """The settings one phase's workload reads."""
+        self.check_phase(phase)
+        return tuple(s for s in self.settings if s.applies_to(phase))
+
+    def setting(self, name: str) -> Setting:
+        for s in self.settings:
+            if s.name == name:
+                return s
+        have = ", ".join(s.name for s in self.settings) or "none"
+        raise ConfigError(f"{self.name} has no setting {name!r}; it takes: {have}")
+
+    def resolve(self, phase: str, given: Mapping[str, Any] | None = None) -> dict[str, int | str]:
+        """Every setting of `phase` with its value: the given ones (checked), else the default. A setting
+        of another phase is refused, so a typo or a misplaced size never passes silently."""
+        given = dict(given or {})
+        for name in given:
+            s = self.setting(name)
+            if not s.applies_to(phase):
+                raise ConfigError(f"setting {name} of {self.name} is for phase {', '.join(s.phases)}, not {phase}")
+        return {s.name: s.check(given[s.name]) if s.name in given else s.default for s in self.settings_for(phase)}
+
+    # ---- sizes -----------------------------------------------------------------------------------
+
+    def size(self, profile: str, name: str) -> Size:
+        """One named sweep of a profile (`quick` or `classroom`)."""
+        if profile not in self.sizes:
+            raise ConfigError(f"unknown profile {profile!r}: choose one of {', '.join(self.sizes)}")
+        sweeps = self.sizes[profile]
+        if name not in sweeps:
+            raise ConfigError(f"{self.name} has no {profile} sweep {name!r}: it has {', '.join(sweeps)}")
+        return sweeps[name]
+
+    def plan(self, profile: str, name: str, approaches: Any = None, **changes: Any) -> Any:
+        """The SweepPlan of one named sweep of a profile: its nodes, threads, operations, warm-up and
+        repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2)."""
+        from ..results import SweepPlan
+
+        size = self.size(profile, name)
+        fields: dict[str, Any] = dict(
+            pattern=self.name, approaches=self.check_approaches(approaches or self.approaches), threads=list(size.threads),
+            nodes=list(size.nodes), operations=size.operations, repeats=size.repeats,
+            run_options={"warmup": size.warmup} if size.warmup else {}, labels=self.labels(size.phase, size.settings),
+        )
+        fields.update(changes)
+        return SweepPlan(**fields)
+
+    # ---- workloads -------------------------------------------------------------------------------
+
+    def binding(self, engine: str) -> ModuleType:
+        """The engine's module of this pattern (imported on first use: a driver loads only when needed)."""
+        self.check_engine(engine)
+        try:
+            return importlib.import_module(f"{self.package}.{engine}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{self.package}.{engine}":
+                raise NotAvailableError(f"{self.name} lists engine {engine} but has no module {exc.name}") from exc
+            raise
+
+    def workload(self, approach: str, cluster: Any, operations: int, *, phase: str | None = None, engine: str | None = None,
+                 resources: Mapping[str, Any] | None = None, **settings: Any) -> Any:
+        """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
+        (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
+        phase = self.check_phase(phase or self.default_phase)
+        if approach not in self.approaches:
+            raise ConfigError(f"unknown approach {approach!r} for {self.name}: choose one of {', '.join(self.approaches)}")
+        engine = engine or getattr(cluster, "engine", "") or cluster.info().engine
+        values = self.resolve(phase, settings)
+        return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))
+
+    def labels(self, phase: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The columns every row of a sweep of `phase` carries: the phase and each of its settings."""
+        return {"phase": self.check_phase(phase), **self.resolve(phase, settings)}
+
+    def __repr__(self) -> str:
+        return f"Pattern({self.name}: phases {', '.join(self.phases)}; approaches {', '.join(self.approaches)}; engines {', '.join(self.engines)})"

@@ -1,0 +1,42 @@
+"""Enumerable Keys: the comments of one popular post kept in a list inside the post (naive) or each under
+a key the application can compute, "post + number" (pattern). Three phases, as in the source's tests:
+`write`, `volume` and `paginate`. The engine-neutral part (phases, page walking, verify) is in `core`,
+each engine's storage in the module named after it (`cassandra`, `mongodb`, `couchbase`)."""
+
+from __future__ import annotations
+
+from ..description import Pattern, Setting, Size
+from .core import APPROACHES, NAME, PAGE_SIZE, PHASES, CommentStore, check_exercise, check_plan, store_class, volume_runs
+
+PAGINATE_QUICK = {"comments": 300, "delete_every": 7}
+PAGINATE_CLASSROOM = {"comments": 3000, "delete_every": 7}  # the source's: 3,000 comments on one post
+
+PATTERN = Pattern(
+    name=NAME,
+    title="Enumerable Keys",
+    package=__name__,
+    phases=PHASES,
+    approaches=APPROACHES,
+    engines=("cassandra", "mongodb", "couchbase"),
+    settings=(
+        Setting("comments", 300, PAGE_SIZE, 1_000_000, "comments loaded on the post before the paginate phase reads it",
+                step=100, phases=("paginate",)),
+        Setting("delete_every", 7, 0, 1_000, "delete every n-th loaded comment, leaving gaps a page must skip (0: none)",
+                phases=("paginate",)),
+    ),
+    sizes={
+        "quick": {
+            "write": Size("write", (1,), (2, 6, 10), 300),
+            "volume": Size("volume", (1,), (1,), 100, repeats=3),
+            "paginate": Size("paginate", (1,), (2, 6, 10), 300, PAGINATE_QUICK),
+        },
+        "classroom": {
+            "write": Size("write", (3,), tuple(range(10, 101, 10)), 3000),
+            "volume": Size("volume", (3,), (1,), 1000, repeats=10),
+            "paginate": Size("paginate", (3,), tuple(range(10, 101, 10)), 3000, PAGINATE_CLASSROOM, warmup=200),
+        },
+    },
+    check_plan=check_plan,
+)
+
+__all__ = ["PATTERN", "APPROACHES", "NAME", "PAGE_SIZE", "PHASES", "CommentStore", "check_exercise", "store_class", "volume_runs"]

@@ -1,0 +1,42 @@
+"""Fan-out on Write: a news feed gathered from the followed users at read time (naive, Fan-out on
+Read) or copied into every follower's feed at write time (pattern). Two phases, as in the source's
+test: `post` (each transaction saves one activity) and `paginate` (each transaction reads the next page
+of one user's feed). The engine-neutral part is in `core`, each engine's workload in the module named
+after it (`cassandra`)."""
+
+from __future__ import annotations
+
+from ..description import Pattern, Setting, Size
+from .core import APPROACHES, NAME, PHASES, Network
+
+QUICK_NETWORK = {"users": 40, "follows": 10, "posts": 8}
+CLASSROOM_NETWORK = {"users": 200, "follows": 20, "posts": 10}  # the source: 1,000 users following 100, 80 posts each
+
+PATTERN = Pattern(
+    name=NAME,
+    title="Fan-out on Write",
+    package=__name__,
+    phases=PHASES,
+    approaches=APPROACHES,
+    engines=("cassandra",),
+    settings=(
+        Setting("users", 40, 2, 100_000, "users in the follower network", step=10),
+        Setting("follows", 10, 1, 1_000, "users each user follows (fewer than users)"),
+        Setting("posts", 8, 1, 1_000, "activities each user posts (the post phase saves at most users x posts)"),
+        Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
+    ),
+    sizes={
+        "quick": {
+            "post": Size("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
+            "paginate": Size("paginate", (3,), (2, 8), 300, QUICK_NETWORK, warmup=50),
+            "budgeted": Size("paginate", (1, 3), (16,), 200, QUICK_NETWORK, warmup=200, node_cpu=0.15),
+        },
+        "classroom": {
+            "post": Size("post", (4,), (10, 20, 40, 60, 80, 100), 200 * 10, CLASSROOM_NETWORK),
+            "paginate": Size("paginate", (4,), (10, 20, 40, 60, 80, 100), 2000, CLASSROOM_NETWORK, warmup=200),
+            "budgeted": Size("paginate", (1, 2, 4, 8), (96,), 1000, CLASSROOM_NETWORK, warmup=1000, node_cpu=0.15),
+        },
+    },
+)
+
+__all__ = ["PATTERN", "APPROACHES", "NAME", "PHASES", "Network"]

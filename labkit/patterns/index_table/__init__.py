@@ -1,0 +1,37 @@
+"""Index Table: find a user by e-mail through a secondary index (naive) or a lookup table keyed by the
+e-mail (pattern). Two phases, as in the source's test: `register` (each transaction registers one new
+user) and `login` (each transaction finds a registered user by e-mail). The engine-neutral part is in
+`core`, each engine's workload in the module named after it (`cassandra`)."""
+
+from __future__ import annotations
+
+from ..description import Pattern, Setting, Size
+from .core import APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
+
+PATTERN = Pattern(
+    name=NAME,
+    title="Index Table",
+    package=__name__,
+    phases=PHASES,
+    approaches=APPROACHES,
+    engines=("cassandra",),
+    settings=(
+        Setting("users", 1000, 1, 1_000_000, "users loaded once per cluster and approach, among which each login picks one "
+                "(the register phase registers one user per operation)", step=100, phases=("login",)),
+        Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
+    ),
+    sizes={
+        "quick": {
+            "register": Size("register", (3,), (2, 8), 600),
+            "login": Size("login", (1, 3), (2, 8), 600, {"users": 1000}, warmup=100),
+            "budgeted": Size("login", (1, 3), (16,), 240, {"users": 1000}, warmup=240, node_cpu=0.15),
+        },
+        "classroom": {
+            "register": Size("register", (4,), tuple(range(10, 101, 10)), 3000),
+            "login": Size("login", (1, 2, 4), tuple(range(10, 101, 10)), 3000, {"users": 20000}, warmup=200),
+            "budgeted": Size("login", (1, 2, 4, 8), (96,), 2000, {"users": 20000}, warmup=2000, node_cpu=0.15),
+        },
+    },
+)
+
+__all__ = ["PATTERN", "APPROACHES", "NAME", "PHASES", "email_of", "id_of", "number_of", "user_row"]

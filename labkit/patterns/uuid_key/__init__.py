@@ -1,0 +1,41 @@
+"""UUID Key: keys handed out by a database counter (naive, Incrementing Key) or made by the application
+as UUIDs (pattern), for one registration service deployed in two regions. Two tests, called phases:
+`availability` (the counter lives in one region, the other reaches it over an ocean link) and
+`partition` (the regions are cut apart while both keep registering). The engine-neutral part is in
+`core`; the Cassandra binding (`cassandra`) runs both regions as two datacenters of one cluster, the
+Couchbase variant (`couchbase`) as two clusters with XDCR, driven from the notebook."""
+
+from __future__ import annotations
+
+from ..description import Pattern, Setting, Size
+from .core import APPROACHES, NAME, PHASES, REGIONS, TESTS, Registered, TwoRegionRegistration, by_region, check_plan
+
+PATTERN = Pattern(
+    name=NAME,
+    title="UUID Key",
+    package=__name__,
+    phases=PHASES,
+    approaches=APPROACHES,
+    engines=("cassandra",),
+    settings=(
+        Setting("one_way_ms", 70, 0, 500, "latency of the ocean link each way, in ms (Dublin-New York is roughly 35-40)",
+                step=10, phases=("availability",)),
+        Setting("replication", 1, 1, 3, "replicas of the user table in each datacenter"),
+    ),
+    sizes={
+        "quick": {
+            "availability": Size("availability", (2,), (2, 4, 6), 2 * 40, {"one_way_ms": 70}),
+            "partition": Size("partition", (2,), (4,), 2 * 50),
+        },
+        "classroom": {
+            "availability": Size("availability", (4,), (2, 4, 8, 12, 16), 2 * 300, {"one_way_ms": 70}),
+            "partition": Size("partition", (4,), (8,), 2 * 1000),
+        },
+    },
+    check_plan=check_plan,
+    cluster_options={"dcs": 2},  # USA's dc1 and Ireland's dc2
+    thread_multiple=2,
+    operations_multiple=2,
+)
+
+__all__ = ["PATTERN", "APPROACHES", "NAME", "PHASES", "REGIONS", "TESTS", "Registered", "TwoRegionRegistration", "by_region"]
