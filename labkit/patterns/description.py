@@ -10,6 +10,7 @@ Adding an engine is one new module plus its name in `engines`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -168,21 +169,35 @@ class Pattern:
 
     # ---- sizes -----------------------------------------------------------------------------------
 
-    def size(self, profile: str, name: str) -> Size:
-        """One named sweep of a profile (`quick` or `classroom`)."""
+    def size(self, profile: str, name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> Size:
+        """One named sweep of a profile (`quick` or `classroom`). `overrides` {sweep name: {field: value}}
+        replaces some of its fields (a notebook's papermill parameter: a tiny sweep for a browser test,
+        a larger one for a course); the result is checked like the description's own."""
         if profile not in self.sizes:
             raise ConfigError(f"unknown profile {profile!r}: choose one of {', '.join(self.sizes)}")
         sweeps = self.sizes[profile]
         if name not in sweeps:
             raise ConfigError(f"{self.name} has no {profile} sweep {name!r}: it has {', '.join(sweeps)}")
-        return sweeps[name]
+        changes = dict((overrides or {}).get(name, {}))
+        unknown = set(changes) - {f.name for f in dataclasses.fields(Size)} - {"phase"}
+        if unknown or "phase" in changes:
+            raise ConfigError(f"a sweep's overrides take {', '.join(f.name for f in dataclasses.fields(Size) if f.name != 'phase')}; "
+                              f"got {', '.join(sorted(unknown | ({'phase'} & set(changes))))}")
+        if "settings" in changes:
+            changes["settings"] = {**sweeps[name].settings, **changes["settings"]}
+        for key in ("nodes", "threads"):
+            if key in changes:
+                changes[key] = tuple(changes[key])
+        size = dataclasses.replace(sweeps[name], **changes)
+        self.resolve(size.phase, size.settings)
+        return size
 
-    def plan(self, profile: str, name: str, approaches: Any = None, **changes: Any) -> Any:
+    def plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None, **changes: Any) -> Any:
         """The SweepPlan of one named sweep of a profile: its nodes, threads, operations, warm-up and
         repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2)."""
         from ..results import SweepPlan
 
-        size = self.size(profile, name)
+        size = self.size(profile, name, overrides)
         fields: dict[str, Any] = dict(
             pattern=self.name, approaches=self.check_approaches(approaches or self.approaches), threads=list(size.threads),
             nodes=list(size.nodes), operations=size.operations, repeats=size.repeats,

@@ -23,8 +23,8 @@ from labkit.clusters.registry import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "build" / "test-artifacts"
-TINY = {"nodes": 1, "evidence_nodes": [1], "users": 100, "threads": (1, 2), "thread_step": 1, "operations": 60,
-        "budget_nodes": [1], "budget_threads": 2, "budget_operations": 60}
+TINY = {"overrides": {"register": {"nodes": [1], "threads": [1, 2], "operations": 60},
+                      "login": {"nodes": [1], "threads": [1, 2], "operations": 60, "warmup": 0, "settings": {"users": 100}}}}
 RUNS_PER_SWEEP = 3 * 2  # approaches x thread counts
 
 

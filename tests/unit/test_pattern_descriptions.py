@@ -87,3 +87,17 @@ def test_a_workload_is_made_by_the_engine_binding_with_the_phase_defaults(monkey
         fan_out.workload("fast", Cluster(), 10)
     with pytest.raises(ConfigError, match="unknown phase"):
         fan_out.workload("naive", Cluster(), 10, phase="read")
+
+
+def test_a_sweep_can_be_overridden_and_the_result_is_checked():
+    index_table = describe("index-table")
+    tiny = {"login": {"nodes": [1], "threads": [1, 2], "operations": 60, "settings": {"users": 100}}}
+    size = index_table.size("quick", "login", tiny)
+    assert size.nodes == (1,) and size.threads == (1, 2) and size.operations == 60 and size.settings == {"users": 100}
+    assert index_table.size("quick", "register", tiny) == index_table.size("quick", "register")
+    plan = index_table.plan("quick", "login", overrides=tiny)
+    assert plan.labels["users"] == 100 and plan.nodes == [1]
+    with pytest.raises(ConfigError, match="setting users must be from 1"):
+        index_table.size("quick", "login", {"login": {"settings": {"users": 0}}})
+    with pytest.raises(ConfigError, match="got colour"):
+        index_table.size("quick", "login", {"login": {"colour": 1}})
