@@ -258,7 +258,8 @@ class ControlPanel:
             self._draw(row)
             verdict = "" if row.get("verify_ok") in (True, None) else " · VERIFY FAILED"
             self._say(
-                f"{row['approach']} · {row['threads']} threads ({row['processes']} client process{'es' if row['processes'] != 1 else ''}): {row['throughput']:,.0f} tx/s, p95 {row['p95_us'] / 1000:.1f} ms{verdict}",
+                f"{row['approach']} · {row['threads']} threads ({row['processes']} client process{'es' if row['processes'] != 1 else ''}): {row['throughput']:,.0f} tx/s, "
+                + (f"p95 {row['p95_us'] / 1000:.1f} ms" if row.get("p95_us") is not None else f"no transaction succeeded ({row.get('errors')} errors)") + verdict,
                 "firebrick" if verdict else "black",
             )
 
@@ -284,7 +285,7 @@ class ControlPanel:
 
     def _draw(self, row: dict[str, Any]) -> None:
         """Add one finished run to its (approach, nodes) line in both panels; each marker says what limited it."""
-        if not row.get("complete", True):
+        if not row.get("complete", True) or row.get("p95_us") is None:  # partial, or no transaction succeeded: nothing to draw
             return
         changed = [k for k in self.settings if row.get(k) != self._initial_settings[k]]  # settings left as they started need no word in the legend
         key = (str(row["approach"]), int(row["nodes"]), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in changed), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)

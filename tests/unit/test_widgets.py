@@ -207,3 +207,10 @@ def test_the_cpu_per_node_control_shows_a_choice_for_every_budget():
 
     with pytest.raises(ConfigError, match="cores"):
         panel.node_cpu = -1
+
+
+def test_a_run_where_no_transaction_succeeded_is_kept_and_said_not_drawn():
+    panel, _ = make_panel(threads=(1, 1))
+    drawn = len(panel.figure.data)
+    panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 0.0, "p95_us": None, "errors": 4, "complete": True})
+    assert len(panel.figure.data) == drawn  # nothing to plot, and no TypeError that would end the sweep

@@ -86,7 +86,7 @@ class CouchbaseComments(CommentStore):
         race costs another read and write ("replace_post" counts every attempt)."""
         from couchbase.exceptions import CasMismatchException
 
-        from .exercise import a_transaction
+        from ..exercise import a_transaction
 
         tx = tx or a_transaction()
         while True:
