@@ -160,15 +160,15 @@ def _settings_help() -> str:
     return "A setting of the pattern's workload, NAME=VALUE, repeatable (e.g. --set users=2000). " + "; ".join(parts) + ". `labkit patterns NAME` explains each."
 
 
-def _set_options(pattern, phase: str, items: list[str]) -> dict[str, object]:
-    """--set NAME=VALUE items, each parsed and checked by the pattern's description."""
+def _set_options(pattern, items: list[str]) -> dict[str, object]:
+    """--set NAME=VALUE items, each parsed and checked by the pattern's description (run_pattern_sweep
+    refuses one that belongs to another phase, before anything starts)."""
     given: dict[str, object] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise ConfigError(f"--set takes NAME=NUMBER (e.g. --set users=2000); got {item!r}")
         given[key.strip()] = pattern.setting(key.strip()).parse(value)
-    pattern.resolve(phase, given)  # a setting of another phase is refused here, before anything starts
     return given
 
 
@@ -209,7 +209,7 @@ def run_pattern(
         described = describe(pattern)
         phase = described.check_phase(phase or described.default_phase)
         chosen = described.check_approaches([a.strip() for a in approaches.split(",") if a.strip()] or described.approaches)
-        settings = _set_options(described, phase, size)
+        settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {})
         rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo, node_cpu=node_cpu)

@@ -223,8 +223,7 @@ class Pattern:
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
         phase = self.check_phase(phase or self.default_phase)
-        if approach not in self.approaches:
-            raise ConfigError(f"unknown approach {approach!r} for {self.name}: choose one of {', '.join(self.approaches)}")
+        self.check_approaches([approach])
         engine = engine or getattr(cluster, "engine", "") or cluster.info().engine
         values = self.resolve(phase, settings)
         return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))
