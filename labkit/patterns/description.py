@@ -83,6 +83,12 @@ class Size:
     """CPU budget of each node in cores, for a budgeted sweep (None: nodes share the machine)."""
     repeats: int = 1
     """Runs of each point one after another (the volume test: runs that keep what the last one wrote)."""
+    targets: tuple[float, ...] = ()
+    """Offered loads in transactions/s, one paced run each (an offered-load sweep); empty: closed loop."""
+    target_seconds: float | None = None
+    """How long each offered load is held: its run has target x seconds transactions (None: `operations`)."""
+    past_knee: int | None = None
+    """Skip a curve's higher offered loads after this many overloaded ones in a row (None: run them all)."""
 
     @property
     def thread_range(self) -> tuple[int, int, int]:
@@ -118,23 +124,34 @@ class Pattern:
     thread_multiple: int = 1
     """Thread counts are rounded up to a multiple of this (two regions need even counts)."""
     operations_multiple: int = 1
+    main_phase: str | None = None
+    """The phase run when none is named (None: the last)."""
+    phase_approaches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Phases that compare only some of the approaches (a standard workload's index phases compare
+    index kinds, its mix phases compare mixes); a phase not named here compares them all."""
 
     # ---- choices ---------------------------------------------------------------------------------
 
     @property
     def default_phase(self) -> str:
-        return self.phases[-1]
+        return self.main_phase or self.phases[-1]
 
     def check_phase(self, phase: str) -> str:
         if phase not in self.phases:
             raise ConfigError(f"unknown phase {phase!r} for {self.name}: choose one of {', '.join(self.phases)}")
         return phase
 
-    def check_approaches(self, approaches: Any) -> list[str]:
+    def approaches_for(self, phase: str) -> tuple[str, ...]:
+        """The approaches a phase compares."""
+        return tuple(self.phase_approaches.get(self.check_phase(phase), self.approaches))
+
+    def check_approaches(self, approaches: Any, phase: str | None = None) -> list[str]:
         chosen = list(approaches)
-        unknown = [a for a in chosen if a not in self.approaches]
+        allowed = self.approaches_for(phase) if phase else self.approaches
+        unknown = [a for a in chosen if a not in allowed]
         if unknown or not chosen:
-            raise ConfigError(f"unknown approach {unknown[0] if unknown else '(none)'!r} for {self.name}: choose from {', '.join(self.approaches)}")
+            where = f" in phase {phase}" if phase else ""
+            raise ConfigError(f"unknown approach {unknown[0] if unknown else '(none)'!r} for {self.name}{where}: choose from {', '.join(allowed)}")
         return chosen
 
     def check_engine(self, engine: str) -> str:
@@ -185,7 +202,7 @@ class Pattern:
                               f"got {', '.join(sorted(unknown | ({'phase'} & set(changes))))}")
         if "settings" in changes:
             changes["settings"] = {**sweeps[name].settings, **changes["settings"]}
-        for key in ("nodes", "threads"):
+        for key in ("nodes", "threads", "targets"):
             if key in changes:
                 changes[key] = tuple(changes[key])
         size = dataclasses.replace(sweeps[name], **changes)
@@ -199,8 +216,9 @@ class Pattern:
 
         size = self.size(profile, name, overrides)
         fields: dict[str, Any] = dict(
-            pattern=self.name, approaches=self.check_approaches(approaches or self.approaches), threads=list(size.threads),
-            nodes=list(size.nodes), operations=size.operations, repeats=size.repeats,
+            pattern=self.name, approaches=self.check_approaches(approaches or self.approaches_for(size.phase), size.phase), threads=list(size.threads),
+            nodes=list(size.nodes), operations=size.operations, repeats=size.repeats, targets=list(size.targets) or [None],
+            target_seconds=size.target_seconds, past_knee=size.past_knee,
             run_options={"warmup": size.warmup} if size.warmup else {}, labels=self.labels(size.phase, size.settings),
         )
         fields.update(changes)
@@ -223,7 +241,7 @@ class Pattern:
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
         phase = self.check_phase(phase or self.default_phase)
-        self.check_approaches([approach])
+        self.check_approaches([approach], phase)
         engine = engine or getattr(cluster, "engine", "") or cluster.info().engine
         values = self.resolve(phase, settings)
         return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))

@@ -37,7 +37,7 @@ def run_pattern_sweep(
     given = {s.name: plan.labels[s.name] for s in pattern.settings_for(phase) if s.name in plan.labels}  # e.g. from Pattern.plan
     values = pattern.resolve(phase, {**given, **dict(settings or {})})
     plan.labels = {**plan.labels, "phase": phase, **values}
-    pattern.check_approaches(plan.approaches)
+    pattern.check_approaches(plan.approaches, phase)
     pattern.check_plan(plan)
     binding = pattern.binding(pattern.check_engine(engine))
     store = ResultsStore(out) if out is not None else None
@@ -61,7 +61,8 @@ def _sweep(pattern: Pattern, plan: SweepPlan, phase: str, values: dict[str, Any]
     for row in sweep(plan, cluster_for=slot.info_for, workload_for=workload_for, store=store, server_meter_for=slot.cpu_meter, echo=echo):
         cpu = row.get("server_cpu_ms_per_tx")
         echo(
-            f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  {row['throughput']:>9,.0f} tx/s  "
+            f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  "
+            + (f"offered {row['target_rate']:>7,.0f}/s  " if row.get("target_rate") else "") + f"{row['throughput']:>9,.0f} tx/s  "
             f"p95 {row['p95_us'] / 1000:7.1f} ms  " + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "") +
             f"verify={row.get('verify_ok')}  limit={row.get('limit')}"
         )

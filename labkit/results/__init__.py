@@ -1,6 +1,7 @@
 """Tidy results: labelled rows, sweeps, atomic CSV/Parquet files and plotly figures."""
 
 from .figures import latency_figure, throughput_figure, timeline_figure
+from .offered_load import knees, offered_load_figure
 from .metadata import METADATA_COLUMNS, run_metadata
 from .store import ResultsStore, append_rows, load
 from .sweep import SweepPlan, parse_range, sweep
@@ -11,8 +12,10 @@ __all__ = [
     "ResultsStore",
     "SweepPlan",
     "append_rows",
+    "knees",
     "latency_figure",
     "load",
+    "offered_load_figure",
     "parse_range",
     "run_metadata",
     "sweep",

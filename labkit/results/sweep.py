@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from ..errors import ConfigError
 from ..runner import RunResult, run, validate
 from ..runner.cpu import AUTO, auto_processes, cores_available, per_process_capacity
 from .metadata import run_metadata
+from .offered_load import keeps_up
 from .store import ResultsStore
 
 APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outside any pattern
@@ -69,15 +71,37 @@ class SweepPlan:
     run_options: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, Any] = field(default_factory=dict)
     """Extra columns for every row, e.g. {"phase": "login"} when a pattern's test has phases."""
+    targets: Sequence[float | None] = (None,)
+    """Offered loads (transactions/s for the whole client), one paced run each at every thread count;
+    None: a closed-loop run (as fast as the workers go). An offered-load sweep keeps threads fixed and
+    raises the target until the cluster cannot keep up."""
+    target_seconds: float | None = None
+    """With targets: each paced run lasts about this long (target x seconds transactions, so every
+    offered load is held equally long); None: every run has `operations` transactions."""
+
+    past_knee: int | None = None
+    """With targets: after this many overloaded offered loads in a row (results.offered_load.keeps_up),
+    skip the higher ones of that curve; the knee is already found and each further load only takes longer."""
+
+    def operations_at(self, target: float | None) -> int:
+        """Transactions of one run at an offered load."""
+        if target is None or self.target_seconds is None:
+            return self.operations
+        return max(1, round(target * self.target_seconds))
 
     def check(self) -> None:
         if not self.approaches or not self.threads or not self.nodes:
             raise ConfigError("a sweep needs at least one approach, one thread count and one node count")
         for a in self.approaches:
             check_approach(a)
+        if not self.targets:
+            raise ConfigError("targets must hold at least one offered load (or None for a closed loop)")
+        if self.target_seconds is not None and not self.target_seconds > 0:
+            raise ConfigError(f"target_seconds must be a positive number of seconds to hold each offered load; got {self.target_seconds!r}")
         for t in self.threads:
-            validate(t, self.operations, self.processes, self.run_options.get("target_rate"), self.run_options.get("warmup", 0),
-                     self.run_options.get("workers", SWEEP_WORKERS))
+            for target in self.targets:
+                validate(t, self.operations, self.processes, target if target is not None else self.run_options.get("target_rate"),
+                         self.run_options.get("warmup", 0), self.run_options.get("workers", SWEEP_WORKERS))
             if self.processes != AUTO and t % self.processes:
                 raise ConfigError(f"{t} client threads do not divide evenly over {self.processes} processes: use a multiple of "
                                   f"{self.processes}, or processes='auto'")
@@ -109,7 +133,7 @@ class SweepPlan:
 
     @property
     def runs(self) -> int:
-        return len(self.nodes) * len(self.approaches) * len(self.threads) * self.repeats
+        return len(self.nodes) * len(self.approaches) * len(self.threads) * len(self.targets) * self.repeats
 
 
 def sweep(
@@ -143,42 +167,49 @@ def sweep(
     for nodes in plan.nodes:
         cluster = cluster_for(nodes)
         for approach in plan.approaches:
-            for threads in plan.threads:
-                for repeat in range(plan.repeats):
-                    if cancel.is_set():
-                        return
-                    workload = workload_for(approach, cluster)
-                    fixed = plan.processes != AUTO
-                    try:
-                        result = run(
-                            workload,
-                            threads=threads // plan.processes if fixed else threads,
-                            operations=plan.operations,
-                            processes=plan.processes,
-                            cancel=cancel,
-                            progress=progress,
-                            server_meter=server_meter_for() if server_meter_for else None,
-                            **{"workers": SWEEP_WORKERS, **plan.run_options},
-                        )
-                    finally:
-                        close = getattr(workload, "close_process", None)
-                        if callable(close):
-                            close()  # the driver connections of this run's workload
-                    row = run_metadata(
-                        cluster,
-                        pattern=plan.pattern,
-                        approach=approach,
-                        threads=threads,
-                        processes=result.processes,
-                        operations=plan.operations,
-                        repeat=repeat,
+            overloaded: dict[int, int] = {}  # threads -> offered loads in a row the cluster did not keep up with
+            for threads, target, repeat in itertools.product(plan.threads, plan.targets, range(plan.repeats)):
+                if cancel.is_set():
+                    return
+                if target is not None and plan.past_knee is not None and overloaded.get(threads, 0) >= plan.past_knee:
+                    continue
+                workload = workload_for(approach, cluster)
+                fixed = plan.processes != AUTO
+                options = {"workers": SWEEP_WORKERS, **plan.run_options}
+                if target is not None:
+                    options["target_rate"] = target
+                try:
+                    result = run(
+                        workload,
+                        threads=threads // plan.processes if fixed else threads,
+                        operations=plan.operations_at(target),
+                        processes=plan.processes,
+                        cancel=cancel,
+                        progress=progress,
+                        server_meter=server_meter_for() if server_meter_for else None,
+                        **options,
                     )
-                    row.update({k: v for k, v in plan.labels.items() if k not in row})
-                    row.update({k: v for k, v in result.to_row().items() if k not in row})
-                    if store is not None:
-                        store.append(row)
-                    if on_result is not None:
-                        on_result(row, result)
-                    yield row
-                    if not result.complete:
-                        return
+                finally:
+                    close = getattr(workload, "close_process", None)
+                    if callable(close):
+                        close()  # the driver connections of this run's workload
+                row = run_metadata(
+                    cluster,
+                    pattern=plan.pattern,
+                    approach=approach,
+                    threads=threads,
+                    processes=result.processes,
+                    operations=plan.operations_at(target),
+                    repeat=repeat,
+                )
+                row.update({k: v for k, v in plan.labels.items() if k not in row})
+                row.update({k: v for k, v in result.to_row().items() if k not in row})
+                if target is not None:
+                    overloaded[threads] = 0 if keeps_up(row) else overloaded.get(threads, 0) + 1
+                if store is not None:
+                    store.append(row)
+                if on_result is not None:
+                    on_result(row, result)
+                yield row
+                if not result.complete:
+                    return

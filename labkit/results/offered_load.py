@@ -1,0 +1,124 @@
+"""Offered-load sweeps: where a cluster stops keeping up (the knee), and the figure that shows it.
+
+A paced run offers `target_rate` transactions/s; the cluster keeps up with it while it completes
+(nearly) all of them on schedule. Past the knee, achieved throughput stops following the offered load
+and latency measured from each transaction's intended start (queueing included) grows far beyond the
+service time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..errors import ConfigError
+from .figures import LIMIT_SYMBOLS, _check, describe_budgets, describe_servers, limit_kinds
+
+KEPT_UP_SHARE = 0.95
+"""A point keeps up when it achieved at least this share of its offered load ..."""
+QUEUEING_FACTOR = 3.0
+"""... and its p95 from the intended start is at most this many times its service-time p95."""
+
+
+@dataclass(frozen=True)
+class Knee:
+    """The highest offered load the cluster kept up with before the first it did not."""
+
+    target: float | None
+    achieved: float | None
+    first_overloaded: float | None
+    why: str
+
+
+def keeps_up(row: pd.Series | dict) -> bool:
+    target, achieved = row["target_rate"], row["throughput"]
+    intended, service = row.get("intended_p95_us"), row["p95_us"]
+    if pd.isna(target) or target <= 0:
+        raise ConfigError("keeps_up needs paced runs (a target_rate per row): run an offered-load sweep")
+    queued = intended is not None and not pd.isna(intended) and service > 0 and intended > QUEUEING_FACTOR * service
+    return achieved >= KEPT_UP_SHARE * target and not queued
+
+
+def knee(points: pd.DataFrame) -> Knee:
+    """The knee of one curve (one approach at one node count and thread count), by offered load."""
+    data = points.sort_values("target_rate")
+    last = None
+    for _, row in data.iterrows():
+        if keeps_up(row):
+            last = row
+            continue
+        why = (f"at {row['target_rate']:,.0f}/s offered it achieved {row['throughput']:,.0f}/s"
+               + (f" and p95 from the intended start was {row['intended_p95_us'] / 1000:,.0f} ms against {row['p95_us'] / 1000:,.0f} ms of service time"
+                  if not pd.isna(row.get("intended_p95_us")) else ""))
+        if last is None:
+            return Knee(None, None, float(row["target_rate"]), "overloaded at the lowest offered load already: " + why)
+        return Knee(float(last["target_rate"]), float(last["throughput"]), float(row["target_rate"]), why)
+    top = data.iloc[-1]
+    return Knee(None, None, None, f"kept up with every offered load up to {top['target_rate']:,.0f}/s: offer more to find the knee")
+
+
+CURVE = ["approach", "nodes", "threads"]
+
+
+def knees(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per curve: its knee, the first overloaded offered load and why."""
+    _check(df, ("approach", "nodes", "threads", "target_rate", "throughput", "p95_us"))
+    rows = []
+    for key, points in df.groupby(CURVE, sort=True):
+        k = knee(points)
+        rows.append({**dict(zip(CURVE, key)), "knee_offered": k.target, "knee_achieved": k.achieved, "first_overloaded": k.first_overloaded, "why": k.why})
+    return pd.DataFrame(rows)
+
+
+def offered_load_figure(df: pd.DataFrame) -> go.Figure:
+    """Left: achieved vs offered throughput (the diagonal is keeping up). Right: p50/p95/p99 latency
+    from the intended start against achieved throughput, log scale. The knee of each curve is starred;
+    each marker's shape says what limited the point."""
+    _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "target_rate", "throughput", "p95_us"))
+    data = df.sort_values([*CURVE, "target_rate"]).copy()
+    data["limited by"] = limit_kinds(data)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("achieved vs offered load", "latency from the intended start vs achieved load"),
+                        horizontal_spacing=0.1)
+    top = float(data["target_rate"].max())
+    fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="lightgray", dash="dot"), name="kept up (achieved = offered)"), 1, 1)
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    found = knees(data)
+    for i, (key, points) in enumerate(data.groupby(CURVE, sort=True)):
+        colour = palette[i % len(palette)]
+        label = f"{key[0]} · {key[1]} node(s) · {key[2]} threads"
+        symbols = [LIMIT_SYMBOLS.get(k, "circle") for k in points["limited by"]]
+        fig.add_trace(go.Scatter(x=points["target_rate"], y=points["throughput"], mode="lines+markers", name=label, legendgroup=label,
+                                 marker=dict(symbol=symbols, size=8, color=colour), line=dict(color=colour)), 1, 1)
+        for stat, dash in (("p50_us", "dot"), ("p95_us", "solid"), ("p99_us", "dash")):
+            column = f"intended_{stat}" if f"intended_{stat}" in points else stat
+            if column not in points:
+                continue
+            fig.add_trace(go.Scatter(x=points["throughput"], y=points[column] / 1000, mode="lines+markers", name=f"{label} · {stat[:-3]}",
+                                     legendgroup=label, showlegend=False, marker=dict(symbol=symbols, size=6, color=colour),
+                                     line=dict(color=colour, dash=dash), hovertemplate=f"{stat[:-3]} %{{y:,.1f}} ms at %{{x:,.0f}} tx/s"), 1, 2)
+        k = found[(found.approach == key[0]) & (found.nodes == key[1]) & (found.threads == key[2])].iloc[0]
+        if not pd.isna(k["knee_offered"]):
+            at = points[points.target_rate == k["knee_offered"]].iloc[0]
+            fig.add_trace(go.Scatter(x=[at["target_rate"]], y=[at["throughput"]], mode="markers+text", text=[f"knee {at['throughput']:,.0f}/s"],
+                                     textposition="top left", marker=dict(symbol="star", size=16, color=colour, line=dict(color="black", width=1)),
+                                     legendgroup=label, showlegend=False, hoverinfo="text"), 1, 1)
+            p95 = at.get("intended_p95_us", at["p95_us"])
+            fig.add_trace(go.Scatter(x=[at["throughput"]], y=[p95 / 1000], mode="markers", marker=dict(symbol="star", size=14, color=colour,
+                                     line=dict(color="black", width=1)), legendgroup=label, showlegend=False, hoverinfo="skip"), 1, 2)
+    fig.update_xaxes(title_text="offered load (transactions/s)", row=1, col=1)
+    fig.update_yaxes(title_text="achieved (transactions/s)", row=1, col=1)
+    fig.update_xaxes(title_text="achieved (transactions/s)", row=1, col=2)
+    fig.update_yaxes(title_text="latency from intended start (ms, log) — p50 dotted, p95 solid, p99 dashed", type="log", row=1, col=2)
+    pattern = ", ".join(sorted(data["pattern"].astype(str).unique()))
+    fig.update_layout(
+        title=f"{pattern}: offered-load sweep, knee starred<br><sup>{describe_servers(data)} · {describe_budgets(data)} · "
+              f"nodes {', '.join(str(n) for n in sorted(data['nodes'].unique()))} · threads {', '.join(str(t) for t in sorted(data['threads'].unique()))}</sup>",
+        height=520, margin=dict(t=100, b=110),
+        legend=dict(orientation="h", y=-0.25),
+    )
+    fig.add_annotation(text=f"knee = highest offered load still served: achieved ≥ {KEPT_UP_SHARE:.0%} of offered and p95 from the intended start ≤ "
+                            f"{QUEUEING_FACTOR:g}x the service-time p95 · marker: ● none seen ■ node at its CPU budget ◆ machine ✕ client",
+                       xref="paper", yref="paper", x=0, y=-0.42, showarrow=False, font=dict(size=11, color="dimgray"))
+    return fig
