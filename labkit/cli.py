@@ -172,6 +172,17 @@ def _set_options(pattern, items: list[str]) -> dict[str, object]:
     return given
 
 
+def _workload_approaches(described, workload: str) -> list[str]:
+    """--workload a,e -> the approaches baseline/a, baseline/e of a standard workload (ycsb)."""
+    if not workload:
+        return []
+    if described.name != "ycsb":
+        raise ConfigError(f"--workload picks YCSB mixes (labkit run ycsb --workload a); {described.name} compares approaches: use --approaches")
+    from .workloads.ycsb import mix
+
+    return [f"baseline/{mix(name.strip()).name}" for name in workload.split(",") if name.strip()]
+
+
 @app.command("run")
 def run_pattern(
     pattern: str = typer.Argument(..., help=_patterns_help()),
@@ -185,6 +196,9 @@ def run_pattern(
     workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: greenlets."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
     size: list[str] = typer.Option([], "--set", help=_settings_help()),
+    workload: str = typer.Option("", "--workload", "-w", help="ycsb only: the mixes to run, a comma list of a, b, c, d, e, f, insert-mostly (the same as --approaches baseline/a,...); default: all."),
+    target: str = typer.Option("", "--target", help="Offered loads in transactions/s, each a paced run with latency measured from every transaction's intended start: 300:3000:300 or 500,1000. ycsb then defaults to --phase offered-load. Default: closed loop (as fast as the threads go)."),
+    seconds: float = typer.Option(None, "--seconds", min=0.1, help="With --target: hold each offered load this long (target x seconds transactions per run) instead of --operations transactions."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
     out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
 ) -> None:
@@ -207,11 +221,15 @@ def run_pattern(
             validate(t, operations, process_count, None, 0, *([workers] if workers else []))
         ResultsStore(out)
         described = describe(pattern)
-        phase = described.check_phase(phase or described.default_phase)
-        chosen = described.check_approaches([a.strip() for a in approaches.split(",") if a.strip()] or described.approaches)
+        targets = [float(t) for t in parse_range(target)] if target else [None]
+        if seconds is not None and not target:
+            raise ConfigError("--seconds holds each offered load that long: give the loads with --target (e.g. --target 300:3000:300)")
+        phase = described.check_phase(phase or ("offered-load" if target and "offered-load" in described.phases else described.default_phase))
+        named = [a.strip() for a in approaches.split(",") if a.strip()] + _workload_approaches(described, workload)
+        chosen = described.check_approaches(named or described.approaches_for(phase), phase)
         settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
-                         run_options={"workers": workers} if workers else {})
+                         run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds)
         rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
@@ -243,8 +261,10 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
                 for sweep_name, z in sweeps.items():
                     extra = "".join(f" {k}={v}" for k, v in z.settings.items())
                     budget = f" node_cpu={z.node_cpu:g}" if z.node_cpu else ""
+                    load = (f", offered {', '.join(f'{t:g}' for t in z.targets)} tx/s" + (f" for {z.target_seconds:g} s each" if z.target_seconds else "")
+                            if z.targets else "")
                     typer.echo(f"  {profile:<9} {sweep_name:<12} phase {z.phase}: nodes {list(z.nodes)}, threads {list(z.threads)}, "
-                               f"{z.operations} operations{extra}{budget}")
+                               f"{z.operations} operations{extra}{budget}{load}")
         typer.echo("")
 
 

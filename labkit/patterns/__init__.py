@@ -19,6 +19,9 @@ PACKAGES: dict[str, str] = {
 }
 """pattern name -> package, for the patterns `labkit run` offers (in the notebooks' order)."""
 PATTERNS = tuple(PACKAGES)
+STANDARD_WORKLOADS: dict[str, str] = {"ycsb": "labkit.workloads.ycsb"}
+"""Standard workloads that are not patterns but run the same way (`labkit run ycsb`, panels, sweeps)."""
+RUNNABLE = (*PATTERNS, *STANDARD_WORKLOADS)
 
 
 def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) -> None:
@@ -29,11 +32,12 @@ def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) 
 
 def describe(name: str) -> "Pattern":
     """The description of a pattern, or an error naming the patterns that exist."""
-    if name not in PACKAGES:
-        raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(PATTERNS)}")
-    return importlib.import_module(PACKAGES[name]).PATTERN
+    package = PACKAGES.get(name) or STANDARD_WORKLOADS.get(name)
+    if package is None:
+        raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(RUNNABLE)}")
+    return importlib.import_module(package).PATTERN
 
 
-def descriptions() -> list["Pattern"]:
-    """Every pattern `labkit run` offers, in order."""
-    return [describe(name) for name in PATTERNS]
+def descriptions(standard: bool = True) -> list["Pattern"]:
+    """Every pattern `labkit run` offers, in order, then (unless `standard=False`) the standard workloads."""
+    return [describe(name) for name in (RUNNABLE if standard else PATTERNS)]

@@ -119,8 +119,26 @@ def test_run_help_lists_every_pattern_phase_and_setting_from_the_descriptions():
     for pattern in descriptions():
         assert f"{pattern.name}: {'|'.join(pattern.phases)}" in text
         for setting in pattern.settings:
-            assert f"{setting.name}={setting.default} ({setting.low}-{setting.high}" in text, setting.name
-    assert "10:100:10" in text  # not rendered as an emoji
+            values = "|".join(setting.choices) if setting.choices else f"{setting.low}-{setting.high}"
+            assert f"{setting.name}={setting.default} ({values}" in text, setting.name
+    assert "10:100:10" in text and "300:3000:300" in text  # not rendered as an emoji
+    assert "--workload" in text and "--target" in text and "--seconds" in text
+
+
+def test_run_ycsb_refuses_what_it_cannot_run_before_anything_starts(tmp_path):
+    out = str(tmp_path / "r.csv")
+    for args, message in (
+        (("--workload", "g"), "unknown YCSB workload 'g'"),
+        (("--seconds", "2"), "give the loads with --target"),
+        (("--target", "0,100"), "target_rate must be a positive"),
+        (("--phase", "index-query", "--workload", "a"), "in phase index-query: choose from baseline/no-index"),
+        (("--set", "tags=5"), "setting tags of ycsb is for phase index-query, index-insert, not mix"),
+    ):
+        r = labkit("run", "ycsb", *args, "--out", out)
+        assert r.returncode != 0 and message in r.stderr + r.stdout, (args, r.stderr)
+    r = labkit("run", "fan-out", "--workload", "a", "--out", out)
+    assert r.returncode != 0 and "use --approaches" in r.stderr
+    assert not (tmp_path / "r.csv").exists()
 
 
 def test_patterns_command_explains_a_pattern_from_its_description():

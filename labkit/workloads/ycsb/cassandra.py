@@ -1,0 +1,206 @@
+"""YCSB's core workload on Cassandra: one `usertable` of records with `fields` text columns, keyed by
+YCSB's key names, read, updated, inserted and scanned through the native driver.
+
+Scans follow the partitioner, as YCSB's own Cassandra binding does: `token(y_id) >= token(start)` with
+a LIMIT, so a scan returns consecutive records in token order (Cassandra keeps no global key order).
+The index phases use a second table with a low-cardinality `tag` column and compare a filtering scan,
+a legacy secondary index and a storage-attached index (SAI) on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cassandra import ConsistencyLevel
+from cassandra.query import SimpleStatement
+
+from ...engines import cassandra as cql
+from ...errors import ConfigError
+from ...patterns.cassandra_workload import CassandraWorkload
+from ...runner import Transaction, Verification
+from .core import (
+    INDEX_APPROACHES, INDEX_PHASES, INSERT_ONLY, KeyChooser, OperationChooser, field_values, insert_keynum, key_name, mix, mix_of, scan_length,
+)
+
+KEYSPACE = "ycsb"
+TABLE = "usertable"
+LOAD_CONCURRENCY = 64
+
+
+def tagged_table(approach: str) -> str:
+    """The index phases' table of one approach (each its own, so no index lingers on another's)."""
+    return "tagged_" + approach.split("/", 1)[1].replace("-", "_")
+
+
+def index_statement(approach: str) -> str | None:
+    table = tagged_table(approach)
+    kind = approach.split("/", 1)[1]
+    if kind == "2i":
+        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {KEYSPACE}.{table} (tag)"
+    if kind == "sai":
+        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {KEYSPACE}.{table} (tag) USING 'sai'"
+    return None
+
+
+class YcsbCassandra(CassandraWorkload):
+    """One run of a YCSB mix (phases `mix`, `offered-load`) or of the index experiment (phases
+    `index-query`, `index-insert`) on Cassandra. A fresh table is loaded whenever the run inserts (so
+    `verify` can count exactly); read/update mixes reuse a table already loaded with the same records."""
+
+    def __init__(self, addresses: list[str], approach: str, phase: str, *, records: int, fields: int, field_length: int,
+                 max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100):
+        self.connect_to(addresses, consistency)
+        self.approach, self.phase = approach, phase
+        self.records, self.fields, self.field_length, self.max_scan = records, fields, field_length, max_scan
+        self.insert_order, self.replication, self.tags = insert_order, replication, tags
+        self.indexed = phase in INDEX_PHASES
+        if self.indexed:
+            if approach not in INDEX_APPROACHES:
+                raise ConfigError(f"phase {phase} compares {', '.join(INDEX_APPROACHES)}; got {approach!r}")
+            self.mix = INSERT_ONLY if phase == "index-insert" else mix("c")  # index-query's transaction is its own
+            self.table = tagged_table(approach)
+        else:
+            self.mix = mix(mix_of(approach))
+            self.table = TABLE
+        self.distribution = self.mix.distribution if distribution == "default" else distribution
+        self.name = f"ycsb/{approach.split('/', 1)[1]}"
+        self.inserts = self.mix.insert > 0 or phase == "index-insert"
+
+    # ---- schema and data -------------------------------------------------------------------------
+
+    def columns(self) -> list[str]:
+        return [f"field{i}" for i in range(self.fields)]
+
+    def statement_texts(self) -> dict[str, str | None]:
+        cols = self.columns()
+        table = f"{KEYSPACE}.{self.table}"
+        extra = ", tag" if self.indexed else ""
+        return {
+            "read": f"SELECT * FROM {table} WHERE y_id = ?",
+            "insert": f"INSERT INTO {table} (y_id{extra}, {', '.join(cols)}) VALUES (?{', ?' if self.indexed else ''}, {', '.join('?' for _ in cols)})",
+            **{f"update{i}": f"UPDATE {table} SET field{i} = ? WHERE y_id = ?" for i in range(self.fields)},
+            "scan": f"SELECT token(y_id) AS position, y_id, {', '.join(cols)} FROM {table} WHERE token(y_id) >= token(?) LIMIT ?",
+            "by_tag": (f"SELECT y_id FROM {table} WHERE tag = ?" + (" ALLOW FILTERING" if self.approach.endswith("no-index") else ""))
+            if self.indexed else None,
+        }
+
+    def setup(self) -> None:
+        s = self.session
+        cql.create_keyspace(s, KEYSPACE, self.replication)
+        cols = ", ".join(f"{c} text" for c in self.columns())
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, shape text)")
+        tag = "tag int, " if self.indexed else ""
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
+        if self.indexed and index_statement(self.approach):
+            cql.execute_ddl(s, index_statement(self.approach))
+        self._expected_shape = f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
+        loaded = s.execute(SimpleStatement(f"SELECT shape FROM {KEYSPACE}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
+                           (self.table,)).one()
+        self._load_needed = self.inserts or loaded is None or loaded.shape != self._expected_shape
+        if self._load_needed:
+            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE name = %s", (self.table,))
+            s.execute(f"TRUNCATE {KEYSPACE}.{self.table}", timeout=120)
+
+    def record(self, keynum: int, rng: Any) -> tuple:
+        values = field_values(rng, self.fields, self.field_length)
+        key = key_name(keynum, self.insert_order)
+        return (key, keynum % self.tags, *values) if self.indexed else (key, *values)
+
+    def load(self) -> None:
+        """YCSB's load phase: exactly `records` records, key numbers 0..records-1 (not measured)."""
+        if not getattr(self, "_load_needed", True):
+            return
+        import random
+
+        rng = random.Random(7)
+        insert = self.statements["insert"]
+        insert.consistency_level = ConsistencyLevel.QUORUM
+        try:
+            for start in range(0, self.records, 5000):
+                cql.write_all(self.session, insert, [self.record(k, rng) for k in range(start, min(start + 5000, self.records))], LOAD_CONCURRENCY)
+        finally:
+            insert.consistency_level = self.consistency
+        if not self.inserts:  # a run that inserts leaves more than the loaded records: the next run reloads
+            self.session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, shape) VALUES (%s, %s)", (self.table, self._expected_shape))
+
+    # ---- transactions ----------------------------------------------------------------------------
+
+    def _state(self, tx: Transaction) -> dict[str, Any]:
+        state = tx.worker_state
+        if "keys" not in state:
+            state["keys"] = KeyChooser(self.distribution, self.records)
+            state["ops"] = OperationChooser(self.mix)
+        return state
+
+    def transaction(self, tx: Transaction) -> None:
+        state = self._state(tx)
+        keys: KeyChooser = state["keys"]
+        st = self.statements
+        s = self.session
+        if self.phase == "index-query":
+            tag = tx.rng.randrange(self.tags)
+            rows = tx.call("query_by_tag", s.execute, st["by_tag"], (tag,)).all()
+            expected = len(range(tag, self.records, self.tags))
+            if len(rows) < expected:
+                raise LookupError(f"query by tag {tag} returned {len(rows)} records of the {expected} loaded with it")
+            return
+        op = state["ops"].next(tx.rng)
+        if op == "insert":
+            keynum = insert_keynum(self.records, tx.worker, tx.workers, len(keys.inserted))
+            tx.call("insert", s.execute, st["insert"], self.record(keynum, tx.rng))
+            keys.note_insert(keynum)
+        elif op == "scan":
+            start = key_name(keys.next(tx.rng), self.insert_order)
+            tx.call("scan", s.execute, st["scan"], (start, scan_length(tx.rng, self.max_scan)))  # rows arrive in token order
+        elif op == "read":
+            key = key_name(keys.next(tx.rng), self.insert_order)
+            if tx.call("read", s.execute, st["read"], (key,)).one() is None:
+                raise LookupError(f"record {key} is missing")
+        else:
+            key = key_name(keys.next(tx.rng), self.insert_order)
+            field = tx.rng.randrange(self.fields)
+            value = field_values(tx.rng, 1, self.field_length)[0]
+            if op == "read_modify_write":
+                if tx.call("rmw_read", s.execute, st["read"], (key,)).one() is None:
+                    raise LookupError(f"record {key} is missing")
+                tx.call("rmw_update", s.execute, st[f"update{field}"], (value, key))
+            else:
+                tx.call("update", s.execute, st[f"update{field}"], (value, key))
+
+    # ---- checks ----------------------------------------------------------------------------------
+
+    def count(self) -> int:
+        stmt = SimpleStatement(f"SELECT count(*) FROM {KEYSPACE}.{self.table}", consistency_level=ConsistencyLevel.QUORUM, fetch_size=5000)
+        return self.session.execute(stmt, timeout=300).one()[0]
+
+    def inserted_keys(self, workers: int) -> int:
+        """Records the run inserted: each worker's insert keys, probed in order until the first absent one."""
+        probe = self.session.prepare(f"SELECT y_id FROM {KEYSPACE}.{self.table} WHERE y_id = ?")
+        probe.consistency_level = ConsistencyLevel.QUORUM
+        found = 0
+        for worker in range(workers):
+            count = 0
+            while self.session.execute(probe, (key_name(insert_keynum(self.records, worker, workers, count), self.insert_order),)).one():
+                count += 1
+            found += count
+        return found
+
+    def check_run(self, threads: int, processes: int, operations: int) -> None:
+        self._workers = threads
+
+    def verify(self) -> Verification:
+        """Every loaded record is still there and the table holds exactly loaded + inserted records."""
+        total = self.count()
+        inserted = self.inserted_keys(getattr(self, "_workers", 1)) if self.inserts else 0
+        expected = self.records + inserted
+        problems = [] if total == expected else [f"the table holds {total} records, expected {self.records} loaded + {inserted} inserted"]
+        return Verification(not problems, {"records": total, "loaded": self.records, "inserted": inserted}, problems)
+
+    def cleanup(self) -> None:
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+
+
+def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, fields: int, field_length: int, insert_order: str,
+             consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100) -> YcsbCassandra:
+    """The mix phases read max_scan and distribution, the index phases tags."""
+    return YcsbCassandra(cluster.addresses, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
+                         insert_order=insert_order, distribution=distribution, consistency=consistency, replication=replication, tags=tags)

@@ -1,0 +1,222 @@
+"""YCSB's core workload, engine-neutral: the mixes A-F (plus insert-mostly), the request distributions
+(uniform, zipfian with YCSB's constant 0.99, latest), key naming (hashed or ordered) and the choice of
+each transaction's operation. Engine bindings only say how to read, update, insert and scan a record.
+
+Written from YCSB's documented semantics (its CoreWorkload properties and the Gray et al. zipfian
+generator), not from its code."""
+
+from __future__ import annotations
+
+import functools
+import string
+from dataclasses import dataclass
+from typing import Any
+
+NAME = "ycsb"
+OPERATIONS = ("read", "update", "insert", "scan", "read_modify_write")
+DISTRIBUTIONS = ("zipfian", "uniform", "latest")
+INSERT_ORDERS = ("hashed", "ordered")
+ZIPFIAN_CONSTANT = 0.99
+"""YCSB's default skew: item i (0-based rank) is drawn with weight 1/(i+1)^0.99."""
+
+
+@dataclass(frozen=True)
+class Mix:
+    """One of YCSB's standard mixes: the share of each operation and which records requests pick."""
+
+    name: str
+    title: str
+    models: str
+    read: float = 0.0
+    update: float = 0.0
+    insert: float = 0.0
+    scan: float = 0.0
+    read_modify_write: float = 0.0
+    distribution: str = "zipfian"
+
+    def proportions(self) -> dict[str, float]:
+        """Operation -> share of transactions (only the operations the mix uses)."""
+        return {op: getattr(self, op) for op in OPERATIONS if getattr(self, op) > 0}
+
+
+MIXES: dict[str, Mix] = {
+    m.name: m
+    for m in (
+        Mix("a", "update heavy", "a session store recording what each user did recently", read=0.5, update=0.5),
+        Mix("b", "read mostly", "photo tagging: tags are added now and then, photos are viewed all the time", read=0.95, update=0.05),
+        Mix("c", "read only", "a cache of user profiles built elsewhere", read=1.0),
+        Mix("d", "read latest", "status updates: people read the newest ones", read=0.95, insert=0.05, distribution="latest"),
+        Mix("e", "short ranges", "threaded conversations: each scan reads the posts of one thread", scan=0.95, insert=0.05),
+        Mix("f", "read-modify-write", "a user database where a record is read, changed and written back", read=0.5, read_modify_write=0.5),
+        Mix("insert-mostly", "insert mostly", "logging or sensor ingest with an occasional look-up", insert=0.9, read=0.1),
+    )
+}
+MIX_NAMES = tuple(MIXES)
+INSERT_ONLY = Mix("insert-only", "insert only", "the index experiment's write side: every transaction inserts one record", insert=1.0)
+
+PHASES = ("mix", "offered-load", "index-query", "index-insert")
+"""mix: closed loop over client threads; offered-load: paced at target rates; index-query / index-insert:
+the cost of a secondary index (what a query by a non-key column costs without one, what each insert
+pays to keep one)."""
+INDEX_PHASES = ("index-query", "index-insert")
+MIX_APPROACHES = tuple(f"baseline/{name}" for name in MIX_NAMES)
+INDEX_APPROACHES = ("baseline/no-index", "baseline/2i", "baseline/sai")
+"""no-index: a query by tag filters every record (ALLOW FILTERING); 2i: Cassandra's legacy secondary
+index; sai: a storage-attached index."""
+APPROACHES = MIX_APPROACHES + INDEX_APPROACHES
+
+
+def mix_of(approach: str) -> str:
+    """'baseline/e' -> 'e'."""
+    return approach.split("/", 1)[1] if "/" in approach else approach
+
+
+def mix(name: str) -> Mix:
+    from ...errors import ConfigError
+
+    if name not in MIXES:
+        raise ConfigError(f"unknown YCSB workload {name!r}: choose one of {', '.join(MIX_NAMES)}")
+    return MIXES[name]
+
+
+# ---- keys ------------------------------------------------------------------------------------------
+
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 1099511628211
+
+
+def fnv64(value: int) -> int:
+    """FNV-1a over the 8 bytes of a 64-bit number, as YCSB hashes key numbers (a non-negative 63-bit result)."""
+    h = _FNV_OFFSET
+    for _ in range(8):
+        h ^= value & 0xFF
+        h = (h * _FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
+        value >>= 8
+    return h & 0x7FFFFFFFFFFFFFFF
+
+
+def key_name(keynum: int, order: str = "hashed") -> str:
+    """The record key of key number `keynum`: hashed keys scatter consecutive inserts over the key
+    space (YCSB's default); ordered keys keep insertion order (zero-padded so text order is number order)."""
+    return f"user{fnv64(keynum)}" if order == "hashed" else f"user{keynum:012d}"
+
+
+# ---- distributions ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def zeta(n: int, theta: float = ZIPFIAN_CONSTANT) -> float:
+    """Sum of 1/i^theta for i = 1..n (the zipfian's normaliser), once per process and size."""
+    return float(sum(1.0 / i**theta for i in range(1, n + 1)))
+
+
+class Zipfian:
+    """Ranks 0..n-1, rank r with probability (1/(r+1)^theta) / zeta(n): Gray et al.'s constant-time
+    method ("Quickly generating billion-record synthetic databases", 1994), which YCSB uses. `grow(n)`
+    extends the item count one item at a time without recomputing the normaliser (the latest distribution
+    grows with every insert)."""
+
+    def __init__(self, n: int, theta: float = ZIPFIAN_CONSTANT):
+        if n < 1:
+            raise ValueError("a zipfian needs at least one item")
+        self.theta = theta
+        self.alpha = 1.0 / (1.0 - theta)
+        self.zeta2 = zeta(2, theta)
+        self.n = n
+        self.zetan = zeta(n, theta)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.eta = (1 - (2.0 / self.n) ** (1 - self.theta)) / (1 - self.zeta2 / self.zetan) if self.n > 1 else 0.0
+
+    def grow(self, n: int) -> None:
+        for i in range(self.n + 1, n + 1):
+            self.zetan += 1.0 / i**self.theta
+        if n > self.n:
+            self.n = n
+            self._refresh()
+
+    def share(self, rank: int) -> float:
+        """The exact probability of `rank` (what a test compares the draws with)."""
+        return (1.0 / (rank + 1) ** self.theta) / self.zetan
+
+    def next(self, rng: Any) -> int:
+        u = rng.random()
+        uz = u * self.zetan
+        if uz < 1.0 or self.n == 1:
+            return 0
+        if uz < 1.0 + 0.5**self.theta:
+            return 1
+        return min(self.n - 1, int(self.n * (self.eta * u - self.eta + 1) ** self.alpha))
+
+
+class KeyChooser:
+    """Which record a read, update, scan or read-modify-write asks for, per one worker.
+
+    uniform: any loaded record alike. zipfian: a few hot records, scattered over the key space (the rank
+    is hashed onto a key number, YCSB's "scrambled" zipfian). latest: the newest records this worker
+    knows of are the hottest (rank 0 = its own last insert), falling back to the loaded records in reverse
+    load order; each worker only asks for records it knows exist, so a read never races an insert."""
+
+    def __init__(self, distribution: str, records: int):
+        if distribution not in DISTRIBUTIONS:
+            from ...errors import ConfigError
+
+            raise ConfigError(f"request distribution must be one of {', '.join(DISTRIBUTIONS)}; got {distribution!r}")
+        self.distribution = distribution
+        self.records = records
+        self.inserted: list[int] = []  # key numbers this worker inserted, oldest first
+        self._zipf = Zipfian(records) if distribution != "uniform" else None
+
+    def note_insert(self, keynum: int) -> None:
+        self.inserted.append(keynum)
+        if self.distribution == "latest":
+            self._zipf.grow(self.records + len(self.inserted))
+
+    def next(self, rng: Any) -> int:
+        if self.distribution == "uniform":
+            return rng.randrange(self.records)
+        rank = self._zipf.next(rng)
+        if self.distribution == "zipfian":
+            return fnv64(rank) % self.records
+        mine = len(self.inserted)
+        return self.inserted[mine - 1 - rank] if rank < mine else self.records - 1 - (rank - mine)
+
+
+class OperationChooser:
+    """Picks each transaction's operation with the mix's proportions (one uniform draw per transaction)."""
+
+    def __init__(self, chosen: Mix):
+        self.table: list[tuple[float, str]] = []
+        total = 0.0
+        for op, share in chosen.proportions().items():
+            total += share
+            self.table.append((total, op))
+        self.total = total
+
+    def next(self, rng: Any) -> str:
+        r = rng.random() * self.total
+        for bound, op in self.table:
+            if r < bound:
+                return op
+        return self.table[-1][1]
+
+
+def insert_keynum(records: int, worker: int, workers: int, count: int) -> int:
+    """Key number of a worker's `count`-th insert (0-based): workers interleave above the loaded records,
+    so no two workers (in any client process) ever insert the same key."""
+    return records + worker + workers * count
+
+
+_ALPHABET = string.ascii_letters + string.digits
+
+
+def field_values(rng: Any, fields: int, length: int) -> list[str]:
+    """`fields` random printable values of `length` characters (YCSB's field contents)."""
+    pool = "".join(rng.choices(_ALPHABET, k=length + 64))
+    return [pool[(i * 7) % 64 : (i * 7) % 64 + length] for i in range(fields)]
+
+
+def scan_length(rng: Any, most: int) -> int:
+    """YCSB's default scan length: uniform from 1 to `most` records."""
+    return rng.randint(1, most)

@@ -1,0 +1,103 @@
+"""YCSB's core workload on a real Cassandra node: the load phase writes exactly `records` records, scans
+return at most what they ask for in token order, inserting mixes lose nothing, the index phases find
+every tagged record, and `labkit run ycsb --target` paces its runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from cassandra.query import SimpleStatement
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.runner import run
+from labkit.workloads.ycsb import WORKLOAD
+from labkit.workloads.ycsb.cassandra import KEYSPACE, TABLE
+from labkit.workloads.ycsb.core import key_name
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCassandraCluster(nodes=1) as c:
+        yield c
+
+
+def ycsb(cluster, approach, phase="mix", **settings):
+    return WORKLOAD.workload(approach, cluster, 100, phase=phase, **{"records": 500, **settings})
+
+
+def test_the_load_phase_writes_exactly_the_records_asked_for(cluster):
+    w = ycsb(cluster, "baseline/e", records=1234)
+    try:
+        w.setup()
+        w.load()
+        assert w.count() == 1234
+        keys = {r.y_id for r in w.session.execute(SimpleStatement(f"SELECT y_id FROM {KEYSPACE}.{TABLE}", fetch_size=5000))}
+        assert keys == {key_name(k) for k in range(1234)}
+    finally:
+        w.close_process()
+
+
+def test_a_scan_returns_at_most_the_count_asked_for_in_token_order(cluster):
+    w = ycsb(cluster, "baseline/e", records=800)
+    try:
+        w.setup()
+        w.load()
+        start_token = w.session.execute(f"SELECT token(y_id) FROM {KEYSPACE}.{TABLE} WHERE y_id = %s", (key_name(17),)).one()[0]
+        for count in (1, 7, 100):
+            rows = w.session.execute(w.statements["scan"], (key_name(17), count)).all()
+            positions = [r.position for r in rows]
+            assert 1 <= len(rows) <= count
+            assert positions == sorted(positions) and positions[0] == start_token  # starts at the key itself, then the next tokens
+            assert all(len(getattr(r, "field0")) == 100 for r in rows)
+        last = max(r.position for r in w.session.execute(f"SELECT token(y_id) AS position FROM {KEYSPACE}.{TABLE}"))
+        last_key = w.session.execute(f"SELECT y_id FROM {KEYSPACE}.{TABLE} WHERE token(y_id) = %s", (last,)).one().y_id
+        assert len(w.session.execute(w.statements["scan"], (last_key, 50)).all()) == 1  # nothing after the last token: fewer than asked
+    finally:
+        w.close_process()
+
+
+@pytest.mark.parametrize("mix", ["d", "e", "insert-mostly", "f"])
+def test_a_mix_that_inserts_or_rewrites_loses_nothing(cluster, mix):
+    w = ycsb(cluster, f"baseline/{mix}")
+    try:
+        result = run(w, threads=6, operations=600, workers="greenlets", warmup=30)
+    finally:
+        w.close_process()
+    assert result.complete and result.stats.errors == 0
+    assert result.verification.ok, result.verification
+    inserts = result.ops["insert"].count if "insert" in result.ops else 0
+    # the warm-up's inserts are real writes too; the workers' key sequences account for every one
+    assert result.verification.checks["inserted"] >= inserts and result.verification.checks["records"] == 500 + result.verification.checks["inserted"]
+
+
+@pytest.mark.parametrize("approach", ["baseline/no-index", "baseline/2i", "baseline/sai"])
+def test_a_query_by_tag_finds_every_tagged_record_with_or_without_an_index(cluster, approach):
+    w = ycsb(cluster, approach, phase="index-query", tags=10)
+    try:
+        result = run(w, threads=2, operations=20)
+        assert result.stats.errors == 0 and result.verification.ok  # each query checks it saw every record of its tag
+        rows = w.session.execute(w.statements["by_tag"], (3,)).all()
+        assert len(rows) == 50
+        if approach != "baseline/no-index":
+            indexes = {r.index_name for r in w.session.execute("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = %s", (KEYSPACE,))}
+            assert f"{w.table}_tag" in indexes
+    finally:
+        w.close_process()
+
+
+def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
+    cluster.stop()  # the CLI starts its own cluster: one at a time
+    labkit = str(Path(sys.executable).with_name("labkit"))
+    out = tmp_path / "ycsb.csv"
+    done = subprocess.run([labkit, "run", "ycsb", "--workload", "c,a", "--target", "100,300", "--seconds", "1", "--threads", "8",
+                           "--set", "records=300", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = pd.read_csv(out)
+    assert list(rows.approach) == ["baseline/c", "baseline/c", "baseline/a", "baseline/a"]
+    assert list(rows.target_rate) == [100, 300, 100, 300] and list(rows.operations) == [100, 300, 100, 300]
+    assert set(rows.phase) == {"offered-load"} and rows.verify_ok.all() and rows.intended_p95_us.notna().all()
+    assert "offered" in done.stdout

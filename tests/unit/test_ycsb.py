@@ -1,0 +1,185 @@
+"""YCSB core workload semantics: each mix's operation shares, the request distributions' hot keys, key
+naming and the description's phases. The Cassandra binding's transactions run here against an in-memory
+fake session (what it asks the database is checked on a real node in tests/integration/test_ycsb.py)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from labkit.errors import ConfigError
+from labkit.runner import run
+from labkit.workloads.ycsb import MIXES, WORKLOAD, KeyChooser, OperationChooser, Zipfian, key_name, mix
+from labkit.workloads.ycsb.cassandra import YcsbCassandra
+from labkit.workloads.ycsb.core import fnv64, insert_keynum
+
+OPS = 20_000
+
+
+@pytest.mark.parametrize("name", list(MIXES))
+def test_each_mix_picks_its_operations_in_their_defined_shares(name):
+    chooser = OperationChooser(MIXES[name])
+    rng = random.Random(11)
+    seen = Counter(chooser.next(rng) for _ in range(OPS))
+    for op, share in MIXES[name].proportions().items():
+        assert abs(seen[op] / OPS - share) <= 0.02, (op, seen[op] / OPS, share)
+    assert set(seen) <= set(MIXES[name].proportions())
+
+
+def test_mix_definitions_follow_ycsb():
+    assert MIXES["a"].proportions() == {"read": 0.5, "update": 0.5}
+    assert MIXES["b"].proportions() == {"read": 0.95, "update": 0.05}
+    assert MIXES["c"].proportions() == {"read": 1.0}
+    assert MIXES["d"].proportions() == {"read": 0.95, "insert": 0.05} and MIXES["d"].distribution == "latest"
+    assert MIXES["e"].proportions() == {"scan": 0.95, "insert": 0.05}
+    assert MIXES["f"].proportions() == {"read": 0.5, "read_modify_write": 0.5}
+    assert MIXES["insert-mostly"].proportions() == {"insert": 0.9, "read": 0.1}
+    for m in MIXES.values():
+        assert sum(m.proportions().values()) == pytest.approx(1.0)
+    with pytest.raises(ConfigError, match="choose one of a, b, c, d, e, f, insert-mostly"):
+        mix("g")
+
+
+def test_zipfian_gives_the_hottest_ranks_their_exact_shares():
+    z = Zipfian(1000)
+    rng = random.Random(3)
+    draws = Counter(z.next(rng) for _ in range(100_000))
+    assert z.share(0) == pytest.approx(1 / sum(1 / i**0.99 for i in range(1, 1001)))
+    assert abs(draws[0] / 100_000 - z.share(0)) < 0.005
+    assert abs(draws[1] / 100_000 - z.share(1)) < 0.005
+    assert all(0 <= r < 1000 for r in draws)
+
+
+def test_zipfian_keys_are_scattered_but_as_hot():
+    keys = KeyChooser("zipfian", 1000)
+    rng = random.Random(5)
+    draws = Counter(keys.next(rng) for _ in range(100_000))
+    hottest, count = draws.most_common(1)[0]
+    assert hottest == fnv64(0) % 1000 != 0  # the hottest rank lands somewhere in the key space, not on key 0
+    assert abs(count / 100_000 - Zipfian(1000).share(0)) < 0.005
+
+
+def test_latest_prefers_the_workers_newest_insert_and_only_asks_for_records_that_exist():
+    keys = KeyChooser("latest", 500)
+    inserted = [insert_keynum(500, 2, 4, i) for i in range(30)]
+    for k in inserted:
+        keys.note_insert(k)
+    rng = random.Random(9)
+    draws = Counter(keys.next(rng) for _ in range(50_000))
+    hottest, count = draws.most_common(1)[0]
+    assert hottest == inserted[-1]
+    assert abs(count / 50_000 - Zipfian(530).share(0)) < 0.006
+    assert set(draws) <= set(range(500)) | set(inserted)
+
+
+def test_uniform_spreads_over_every_record():
+    keys = KeyChooser("uniform", 50)
+    rng = random.Random(1)
+    draws = Counter(keys.next(rng) for _ in range(50_000))
+    assert set(draws) == set(range(50)) and max(draws.values()) / min(draws.values()) < 1.3
+
+
+def test_insert_keys_never_collide_across_workers_and_key_names_follow_the_order():
+    made = {insert_keynum(100, w, 8, i) for w in range(8) for i in range(50)}
+    assert len(made) == 400 and min(made) == 100
+    assert key_name(5, "ordered") < key_name(40, "ordered") < key_name(300, "ordered")
+    assert key_name(5) != key_name(6) and key_name(5).startswith("user")
+
+
+# ---- the binding's transactions, against an in-memory table ------------------------------------------
+
+
+class FakeResult:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def one(self):
+        return self.rows[0] if self.rows else None
+
+    def all(self):
+        return self.rows
+
+
+class FakePrepared:
+    def __init__(self, text):
+        self.text = text
+        self.consistency_level = None
+
+
+class FakeSession:
+    """Keeps one table of records in memory; understands exactly the statements the binding prepares."""
+
+    def __init__(self):
+        self.rows: dict[str, tuple] = {}
+        self.asked = Counter()
+
+    def prepare(self, text):
+        return FakePrepared(text)
+
+    def execute(self, statement, params=None, timeout=None):
+        text = statement.text if isinstance(statement, FakePrepared) else str(statement)
+        verb = text.split()[0]
+        self.asked[verb] += 1
+        if verb == "INSERT":
+            self.rows[params[0]] = tuple(params)
+            return FakeResult([])
+        if verb == "UPDATE":
+            assert params[1] in self.rows, "an update of a record that was never loaded"
+            return FakeResult([])
+        if "token(y_id) >=" in text:
+            ordered = sorted(self.rows)
+            start = [k for k in ordered if k >= params[0]]
+            return FakeResult(start[: params[1]])
+        return FakeResult([self.rows[params[0]]] if params[0] in self.rows else [])
+
+
+class InMemoryYcsb(YcsbCassandra):
+    """The Cassandra binding with its session replaced (no schema statements, no server)."""
+
+    def __init__(self, approach, records=300):
+        super().__init__(["127.0.0.1"], approach, "mix", records=records, fields=3, field_length=8, max_scan=10, insert_order="hashed",
+                         distribution="default", consistency="ONE", replication=1)
+        self._session = FakeSession()
+
+    def setup(self):
+        self._load_needed = True
+        self._expected_shape = "fake"
+
+    def load(self):
+        rng = random.Random(7)
+        for k in range(self.records):
+            self._session.execute(self.statements["insert"], self.record(k, rng))
+
+    def verify(self):
+        return None
+
+
+@pytest.mark.parametrize("name", list(MIXES))
+def test_the_bindings_transactions_carry_out_each_mix_in_its_shares(name):
+    workload = InMemoryYcsb(f"baseline/{name}")
+    result = run(workload, threads=4, operations=OPS, seed=2)
+    counts = {op: s.count for op, s in result.ops.items()}
+    assert result.stats.errors == 0 and result.stats.count == OPS
+    observed = {
+        "read": counts.get("read", 0), "update": counts.get("update", 0), "insert": counts.get("insert", 0), "scan": counts.get("scan", 0),
+        "read_modify_write": counts.get("rmw_read", 0),
+    }
+    assert counts.get("rmw_read", 0) == counts.get("rmw_update", 0)
+    for op, share in MIXES[name].proportions().items():
+        assert abs(observed[op] / OPS - share) <= 0.02, (op, observed[op] / OPS, share)
+    inserted = observed["insert"]
+    assert len(workload._session.rows) == workload.records + inserted  # every insert a new key, none lost or overwritten
+
+
+def test_the_description_compares_mixes_in_the_mix_phases_and_index_kinds_in_the_index_phases():
+    assert WORKLOAD.approaches_for("offered-load")[0] == "baseline/a"
+    assert WORKLOAD.approaches_for("index-query") == ("baseline/no-index", "baseline/2i", "baseline/sai")
+    with pytest.raises(ConfigError, match="in phase index-query"):
+        WORKLOAD.check_approaches(["baseline/a"], "index-query")
+    plan = WORKLOAD.plan("quick", "offered-load")
+    assert plan.targets == list(WORKLOAD.size("quick", "offered-load").targets) and plan.operations_at(400) == 800
+    assert plan.runs == len(plan.approaches) * len(plan.targets)
+    with pytest.raises(ConfigError, match="max_scan"):
+        WORKLOAD.resolve("index-insert", {"max_scan": 10})
