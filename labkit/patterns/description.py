@@ -89,6 +89,8 @@ class Size:
     """How long each offered load is held: its run has target x seconds transactions (None: `operations`)."""
     past_knee: int | None = None
     """Skip a curve's higher offered loads after this many overloaded ones in a row (None: run them all)."""
+    approaches: tuple[str, ...] = ()
+    """The approaches this sweep compares by default; empty: every approach of its phase."""
 
     @property
     def thread_range(self) -> tuple[int, int, int]:
@@ -202,7 +204,7 @@ class Pattern:
                               f"got {', '.join(sorted(unknown | ({'phase'} & set(changes))))}")
         if "settings" in changes:
             changes["settings"] = {**sweeps[name].settings, **changes["settings"]}
-        for key in ("nodes", "threads", "targets"):
+        for key in ("nodes", "threads", "targets", "approaches"):
             if key in changes:
                 changes[key] = tuple(changes[key])
         size = dataclasses.replace(sweeps[name], **changes)
@@ -216,7 +218,7 @@ class Pattern:
 
         size = self.size(profile, name, overrides)
         fields: dict[str, Any] = dict(
-            pattern=self.name, approaches=self.check_approaches(approaches or self.approaches_for(size.phase), size.phase), threads=list(size.threads),
+            pattern=self.name, approaches=self.check_approaches(approaches or size.approaches or self.approaches_for(size.phase), size.phase), threads=list(size.threads),
             nodes=list(size.nodes), operations=size.operations, repeats=size.repeats, targets=list(size.targets) or [None],
             target_seconds=size.target_seconds, past_knee=size.past_knee,
             run_options={"warmup": size.warmup} if size.warmup else {}, labels=self.labels(size.phase, size.settings),

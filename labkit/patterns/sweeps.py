@@ -31,7 +31,8 @@ def run_pattern_sweep(
     refuse (phase, approaches, settings, engine, the plan's shape) is refused before any cluster starts.
     Pass `slot` to keep the cluster for the next sweep (the caller stops it then); otherwise it is
     stopped at the end, whatever happens. The engine binding's `sweep_resources` (e.g. a toxiproxy) are
-    opened for the sweep unless `resources` are given. `node_cpu` budgets each node of the cluster this
+    opened for the sweep unless `resources` are given, and its `cluster_options(phase, settings)` (e.g. a
+    chunk cache size) start the cluster this call starts. `node_cpu` budgets each node of the cluster this
     call starts (a given `slot` keeps its own budget)."""
     phase = pattern.check_phase(phase or plan.labels.get("phase") or pattern.default_phase)
     given = {s.name: plan.labels[s.name] for s in pattern.settings_for(phase) if s.name in plan.labels}  # e.g. from Pattern.plan
@@ -43,7 +44,9 @@ def run_pattern_sweep(
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None
-    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, node_cpu=node_cpu, **dict(pattern.cluster_options))
+    needs = getattr(binding, "cluster_options", None)  # e.g. the chunk cache a phase's nodes must have
+    options = {**pattern.cluster_options, **(needs(phase, values) if callable(needs) else {})}
+    slot = slot or ClusterSlot.for_engine(engine, provider, on_change=echo, node_cpu=node_cpu, **options)
     opened = getattr(binding, "sweep_resources", None)
     try:
         with opened(phase, values) if resources is None and opened is not None else contextlib.nullcontext(dict(resources or {})) as extra:

@@ -89,6 +89,17 @@ def test_a_query_by_tag_finds_every_tagged_record_with_or_without_an_index(clust
         w.close_process()
 
 
+def test_the_cache_phase_refuses_nodes_without_the_chunk_cache_it_asks_for(cluster):
+    from labkit.errors import ConfigError
+
+    w = ycsb(cluster, "baseline/c", phase="cache", chunk_cache_mb=4)
+    try:
+        with pytest.raises(ConfigError, match="chunk_cache_mb=4"):
+            w.setup()
+    finally:
+        w.close_process()
+
+
 def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
     cluster.stop()  # the CLI starts its own cluster: one at a time
     labkit = str(Path(sys.executable).with_name("labkit"))
@@ -101,3 +112,15 @@ def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
     assert list(rows.target_rate) == [100, 300, 100, 300] and list(rows.operations) == [100, 300, 100, 300]
     assert set(rows.phase) == {"offered-load"} and rows.verify_ok.all() and rows.intended_p95_us.notna().all()
     assert "offered" in done.stdout
+
+
+def test_a_cache_sweep_reads_flushed_data_through_the_chunk_cache_and_counts_hits():
+    from labkit.patterns.sweeps import run_pattern_sweep
+    from labkit.workloads.ycsb.cassandra import hit_ratios
+
+    plan = WORKLOAD.plan("quick", "cache", nodes=[1], threads=[8], operations=400, run_options={"warmup": 0})
+    rows = hit_ratios(run_pattern_sweep(WORKLOAD, plan, settings={"records": 3000, "chunk_cache_mb": 1}, echo=lambda line: None))
+    row = rows.iloc[0]
+    assert row.verify_ok and row.chunk_cache_mb == 1 and row.distribution == "uniform"
+    assert row.server_counter_chunk_cache_requests >= 400  # every read went to an SSTable through the cache (the memtable was flushed)
+    assert 0 <= row.chunk_cache_hit_ratio < 1  # 3,000 records of 1 KB do not fit 1 MiB

@@ -183,3 +183,30 @@ def test_the_description_compares_mixes_in_the_mix_phases_and_index_kinds_in_the
     assert plan.runs == len(plan.approaches) * len(plan.targets)
     with pytest.raises(ConfigError, match="max_scan"):
         WORKLOAD.resolve("index-insert", {"max_scan": 10})
+
+
+def test_the_cache_phase_starts_its_cluster_with_the_chunk_cache_it_reads_through():
+    import json
+
+    from labkit.clusters.compose.topology import topology
+    from labkit.clusters.local.cassandra_config import NodeSpec, cassandra_yaml
+    from labkit.workloads.ycsb.cassandra import cluster_options, hit_ratios
+
+    values = WORKLOAD.resolve("cache", {"chunk_cache_mb": 8})
+    assert cluster_options("cache", values) == {"chunk_cache_mb": 8} and cluster_options("mix", WORKLOAD.resolve("mix")) == {}
+    node = NodeSpec(1, "127.0.0.1", "dc1", "rack1", 0, 7199, "/tmp/n1")
+    with_cache = json.loads(cassandra_yaml(node, ["127.0.0.1"], "labkit", chunk_cache_mb=8))
+    assert with_cache["file_cache_enabled"] is True and with_cache["file_cache_size"] == "40MiB"  # 32 MiB of it is the buffer pool's
+    assert "file_cache_enabled" not in json.loads(cassandra_yaml(node, ["127.0.0.1"], "labkit"))  # Cassandra's default otherwise
+    with pytest.raises(ConfigError, match="provider='local'"):
+        topology("cassandra", 1, chunk_cache_mb=8)
+    rows = hit_ratios([{"server_counter_chunk_cache_hits": 30, "server_counter_chunk_cache_requests": 40,
+                        "server_counter_key_cache_hits": 0, "server_counter_key_cache_requests": 0}])
+    assert rows.chunk_cache_hit_ratio[0] == 0.75 and rows.key_cache_hit_ratio.isna()[0]
+
+
+def test_a_sweep_names_the_approaches_it_compares_by_default():
+    assert WORKLOAD.plan("quick", "cache").approaches == ["baseline/c"]
+    assert WORKLOAD.plan("classroom", "offered-load").approaches == ["baseline/a", "baseline/b", "baseline/c", "baseline/e"]
+    assert WORKLOAD.plan("quick", "mix").approaches == list(WORKLOAD.approaches_for("mix"))
+    assert WORKLOAD.size("quick", "cache", {"cache": {"approaches": ["baseline/b"]}}).approaches == ("baseline/b",)

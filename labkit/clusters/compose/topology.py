@@ -42,10 +42,13 @@ def _health(test: str, start_period: str = "30s", retries: int = 60) -> dict[str
 
 # ---- Cassandra ---------------------------------------------------------------------------------------
 
-def cassandra(nodes: int = 3, dcs: int = 1) -> dict[str, Any]:
+def cassandra(nodes: int = 3, dcs: int = 1, chunk_cache_mb: int | None = None) -> dict[str, Any]:
     """A ring of `nodes` Cassandra nodes in one or two datacenters, started one after another (a joining
     node must see the previous one up). Node i serves CQL on 127.0.0.1:9041+i and tells clients so
     (broadcast_rpc_address 127.0.0.1 and its own native port), so the driver reaches every node from the host."""
+    if chunk_cache_mb is not None:
+        raise ConfigError("a node's chunk cache (chunk_cache_mb) is set in the cassandra.yaml labkit writes for local nodes; the official "
+                          "image keeps its own: run this lesson with provider='local'")
     _check_nodes(nodes)
     if dcs not in (1, 2) or (dcs == 2 and nodes < 2):
         raise ConfigError("dcs must be 1, or 2 with at least 2 nodes")

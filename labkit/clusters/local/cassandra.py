@@ -149,9 +149,11 @@ class LocalCassandraCluster:
         startup_timeout: float | None = None,
         detached: bool = False,
         node_cpu: float | None = None,
+        chunk_cache_mb: int | None = None,
     ):
         """`node_cpu`: CPU budget of each node in cores (e.g. 0.15), applied once a node is ready (starting
-        under a budget would take minutes); None lets every node use all of the machine's cores."""
+        under a budget would take minutes); None lets every node use all of the machine's cores.
+        `chunk_cache_mb`: each node's chunk cache in MiB (None: Cassandra's default, no chunk cache)."""
         if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
             raise ConfigError(f"nodes must be a whole number from 1 to {MAX_NODES}; got {nodes!r}")
         if dcs not in (1, 2):
@@ -161,6 +163,9 @@ class LocalCassandraCluster:
         self.node_cpu = budgets.checked(node_cpu)
         self.version = version
         self.dcs = dcs
+        if chunk_cache_mb is not None and (isinstance(chunk_cache_mb, bool) or not isinstance(chunk_cache_mb, int) or chunk_cache_mb < 1):
+            raise ConfigError(f"chunk_cache_mb must be a whole number of MiB (1 or more), or None for no chunk cache; got {chunk_cache_mb!r}")
+        self.chunk_cache_mb = chunk_cache_mb
         self.directory = clusters_dir() / NAME
         self.startup_timeout = startup_timeout or 30 + 15 * nodes
         self.detached = detached  # started by `labkit up`: survives the starting process
@@ -192,7 +197,7 @@ class LocalCassandraCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
         seeds = [n.address for n in self.nodes]
         for node in self.nodes:
-            write_node_files(node.spec, seeds, "labkit")
+            write_node_files(node.spec, seeds, "labkit", self.chunk_cache_mb)
         self._save_state()
         _track(self)
         for node in self.nodes:
@@ -263,6 +268,7 @@ class LocalCassandraCluster:
             "dcs": self.dcs,
             "owner_pid": None if self.detached else os.getpid(),
             "node_cpu": self.node_cpu,
+            "chunk_cache_mb": self.chunk_cache_mb,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "nodes": [n.spec.__dict__ for n in self.nodes],
         }
@@ -401,7 +407,7 @@ class LocalCassandraCluster:
         node = self.node(which)
         node.kill()
         node.spec.bootstrap = False
-        write_node_files(node.spec, self.addresses, "labkit")
+        write_node_files(node.spec, self.addresses, "labkit", self.chunk_cache_mb)
         node.launch()
         self.wait_ready(self.live_nodes())
         self._apply_budget([node])
@@ -417,7 +423,7 @@ class LocalCassandraCluster:
         token = split_largest_range([n.spec.token for n in self.nodes if n.spec.dc == dc])
         spec = NodeSpec(index, address_of(index), dc, "rack1", token, FIRST_JMX_PORT + index - 1, str(self.directory / f"node{index}"), bootstrap=True)
         node = CassandraNode(self, spec)
-        write_node_files(spec, self.addresses, "labkit")
+        write_node_files(spec, self.addresses, "labkit", self.chunk_cache_mb)
         self.nodes.append(node)
         self._save_state()
         node.launch()

@@ -14,6 +14,9 @@ from pathlib import Path
 MIN_TOKEN = -(2**63)
 RING = 2**64
 
+CHUNK_CACHE_RESERVED_MB = 32
+"""Of `file_cache_size`, Cassandra reserves this much for its buffer pool; the chunk cache gets the rest."""
+
 CQL_PORT = 9042
 STORAGE_PORT = 7000
 FIRST_JMX_PORT = 7199
@@ -135,7 +138,10 @@ def split_largest_range(existing: list[int]) -> int:
     return best_token
 
 
-def cassandra_yaml(node: NodeSpec, seeds: list[str], cluster_name: str) -> str:
+def cassandra_yaml(node: NodeSpec, seeds: list[str], cluster_name: str, chunk_cache_mb: int | None = None) -> str:
+    """The node's cassandra.yaml. `chunk_cache_mb` turns on Cassandra's chunk cache (uncompressed SSTable
+    chunks in memory; off by default in Cassandra 5) at that size, for lessons about data that does or
+    does not fit a node's cache."""
     d = node.path
     data = {
         "cluster_name": cluster_name,
@@ -177,6 +183,8 @@ def cassandra_yaml(node: NodeSpec, seeds: list[str], cluster_name: str) -> str:
         "tombstone_failure_threshold": 100000,
         "dynamic_snitch": True,
     }
+    if chunk_cache_mb is not None:  # Cassandra keeps 32 MiB of file_cache_size for its buffer pool and caches chunks in the rest
+        data.update(file_cache_enabled=True, file_cache_size=f"{chunk_cache_mb + CHUNK_CACHE_RESERVED_MB}MiB")
     # JSON is valid YAML 1.2, and snakeyaml reads it; it keeps this writer dependency-free.
     return json.dumps(data, indent=1)
 
@@ -198,13 +206,13 @@ def logback_xml(node: NodeSpec) -> str:
 """
 
 
-def write_node_files(node: NodeSpec, seeds: list[str], cluster_name: str) -> Path:
+def write_node_files(node: NodeSpec, seeds: list[str], cluster_name: str, chunk_cache_mb: int | None = None) -> Path:
     """Create the node's directories and config files; return its conf directory."""
     conf = node.path / "conf"
     shutil.rmtree(node.path / "tmp", ignore_errors=True)  # what a killed JVM could not delete on its way out
     for sub in ("conf", "data", "commitlog", "saved_caches", "hints", "cdc_raw", "logs", "tmp"):
         (node.path / sub).mkdir(parents=True, exist_ok=True)
-    (conf / "cassandra.yaml").write_text(cassandra_yaml(node, seeds, cluster_name))
+    (conf / "cassandra.yaml").write_text(cassandra_yaml(node, seeds, cluster_name, chunk_cache_mb))
     (conf / "cassandra-rackdc.properties").write_text(rackdc_properties(node))
     (conf / "logback.xml").write_text(logback_xml(node))
     return conf

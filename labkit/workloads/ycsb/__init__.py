@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from ...patterns.description import Pattern, Setting, Size
 from .core import (
-    APPROACHES, DISTRIBUTIONS, INDEX_APPROACHES, INDEX_PHASES, INSERT_ORDERS, MIX_APPROACHES, MIX_NAMES, MIXES, NAME, PHASES,
+    APPROACHES, DISTRIBUTIONS, INDEX_APPROACHES, INDEX_PHASES, INSERT_ORDERS, MIX_APPROACHES, MIX_NAMES, MIX_PHASES, MIXES, NAME, PHASES,
     KeyChooser, Mix, OperationChooser, Zipfian, key_name, mix, mix_of,
 )
 
 CONSISTENCY_LEVELS = ("ONE", "TWO", "QUORUM", "ALL")
-MIX_PHASES = ("mix", "offered-load")
 QUICK = {"records": 2000}
 CLASSROOM = {"records": 20000}
+SPREAD = {"distribution": "uniform", "chunk_cache_mb": 6}
+"""The cache sweeps read every record alike (uniform), so the working set is the whole table: 12,000
+records of 1 KB are about 13 MiB on disk on one node (random fields hardly compress), 4.4 MiB per node on
+three, against a 6 MiB chunk cache; 1,500 records fit anywhere."""
 KNEE_MIXES = tuple(f"baseline/{m}" for m in ("a", "b", "c", "e"))
-"""The mixes the offered-load benchmark sweeps (the issue's A, B, C and E)."""
+"""The mixes the classroom offered-load sweep (and its benchmark) paces."""
+READ_ONLY = ("baseline/c",)
 
 WORKLOAD = Pattern(
     name=NAME,
@@ -27,7 +31,7 @@ WORKLOAD = Pattern(
     approaches=APPROACHES,
     engines=("cassandra",),
     main_phase="mix",
-    phase_approaches={"mix": MIX_APPROACHES, "offered-load": MIX_APPROACHES, "index-query": INDEX_APPROACHES, "index-insert": INDEX_APPROACHES},
+    phase_approaches={**{phase: MIX_APPROACHES for phase in MIX_PHASES}, "index-query": INDEX_APPROACHES, "index-insert": INDEX_APPROACHES},
     settings=(
         Setting("records", 1000, 1, 10_000_000, "records loaded before the run (YCSB's recordcount)", step=1000),
         Setting("fields", 10, 1, 20, "text fields per record (YCSB's fieldcount)"),
@@ -36,6 +40,8 @@ WORKLOAD = Pattern(
         Setting("distribution", "default", 0, 0, "which records requests pick; default: the mix's own (zipfian, or latest for D)",
                 choices=("default", *DISTRIBUTIONS), phases=MIX_PHASES),
         Setting("insert_order", "hashed", 0, 0, "key names: hashed (inserts scattered, YCSB's default) or ordered", choices=INSERT_ORDERS),
+        Setting("chunk_cache_mb", 4, 1, 4096, "each node's chunk cache in MiB (the sweep's cluster is started with it; Cassandra 5 has none by default)",
+                phases=("cache",)),
         Setting("tags", 100, 1, 100_000, "distinct values of the indexed tag column (records per tag = records / tags)", phases=INDEX_PHASES),
         Setting("consistency", "ONE", 0, 0, "consistency level of every operation (YCSB's Cassandra default: ONE)", choices=CONSISTENCY_LEVELS),
         Setting("replication", 1, 1, 5, "replication factor of the ycsb keyspace"),
@@ -44,14 +50,22 @@ WORKLOAD = Pattern(
         "quick": {
             "mix": Size("mix", (1,), (4, 16), 600, QUICK, warmup=300),
             "offered-load": Size("offered-load", (1,), (32,), 600, QUICK, warmup=300, node_cpu=0.5,
-                                 targets=(100, 200, 400, 800, 1600), target_seconds=2, past_knee=2),
+                                 targets=(100, 200, 400, 800, 1600, 3200), target_seconds=2, past_knee=2,
+                                 approaches=("baseline/c", "baseline/e")),
+            "cache": Size("cache", (1, 3), (32,), 1500, {"records": 12000, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
+            "cache-fits": Size("cache", (1, 3), (32,), 1500, {"records": 1500, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
             "index-query": Size("index-query", (1,), (4,), 100, {**QUICK, "tags": 100}, warmup=20),
             "index-insert": Size("index-insert", (1,), (16,), 600, QUICK, warmup=100),
         },
         "classroom": {
             "mix": Size("mix", (3,), (8, 16, 32, 64), 4000, {**CLASSROOM, "replication": 3}, warmup=1000),
             "offered-load": Size("offered-load", (1,), (64,), 3000, CLASSROOM, warmup=1000, node_cpu=0.5,
-                                 targets=(200, 400, 800, 1200, 1600, 2000, 2400, 3200), target_seconds=6, past_knee=2),
+                                 targets=(200, 400, 800, 1200, 1600, 2000, 2400, 3200), target_seconds=6, past_knee=2,
+                                 approaches=KNEE_MIXES),
+            "cache": Size("cache", (1, 2, 4), (64,), 4000, {"records": 40000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
+                          approaches=READ_ONLY),
+            "cache-fits": Size("cache", (1, 2, 4), (64,), 4000, {"records": 4000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
+                               approaches=READ_ONLY),
             "index-query": Size("index-query", (3,), (4, 16), 400, {**CLASSROOM, "tags": 100}, warmup=40),
             "index-insert": Size("index-insert", (3,), (16, 64), 4000, CLASSROOM, warmup=500),
         },

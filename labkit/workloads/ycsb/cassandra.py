@@ -8,7 +8,7 @@ a legacy secondary index and a storage-attached index (SAI) on it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
@@ -47,8 +47,11 @@ class YcsbCassandra(CassandraWorkload):
     `verify` can count exactly); read/update mixes reuse a table already loaded with the same records."""
 
     def __init__(self, addresses: list[str], approach: str, phase: str, *, records: int, fields: int, field_length: int,
-                 max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100):
+                 max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100,
+                 chunk_cache_mb: int | None = None, flush: Callable[[], None] | None = None):
         self.connect_to(addresses, consistency)
+        self.chunk_cache_mb = chunk_cache_mb  # the cache phase: what each node's chunk cache must be (checked on the server)
+        self._flush = flush  # the cache phase: writes the loaded memtables to SSTables, so reads go through the chunk cache
         self.approach, self.phase = approach, phase
         self.records, self.fields, self.field_length, self.max_scan = records, fields, field_length, max_scan
         self.insert_order, self.replication, self.tags = insert_order, replication, tags
@@ -92,9 +95,12 @@ class YcsbCassandra(CassandraWorkload):
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
         if self.indexed and index_statement(self.approach):
             cql.execute_ddl(s, index_statement(self.approach))
-        self._expected_shape = f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
+        self._expected_shape = (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
+                                + (" flushed" if self.phase == "cache" else ""))
         loaded = s.execute(SimpleStatement(f"SELECT shape FROM {KEYSPACE}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
                            (self.table,)).one()
+        if self.phase == "cache":
+            self.check_chunk_cache()
         self._load_needed = self.inserts or loaded is None or loaded.shape != self._expected_shape
         if self._load_needed:
             s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE name = %s", (self.table,))
@@ -119,8 +125,45 @@ class YcsbCassandra(CassandraWorkload):
                 cql.write_all(self.session, insert, [self.record(k, rng) for k in range(start, min(start + 5000, self.records))], LOAD_CONCURRENCY)
         finally:
             insert.consistency_level = self.consistency
+        if self.phase == "cache":
+            if self._flush is None:
+                raise ConfigError("the cache phase flushes the loaded records to disk with nodetool: run it on a cluster labkit started (provider local)")
+            self._flush()
         if not self.inserts:  # a run that inserts leaves more than the loaded records: the next run reloads
             self.session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, shape) VALUES (%s, %s)", (self.table, self._expected_shape))
+
+    # ---- the nodes' caches (phase cache) ---------------------------------------------------------
+
+    def _per_node(self, statement: str) -> list[list[Any]]:
+        """One statement on every node's own virtual tables (they describe the node that answers)."""
+        hosts = [h for h in self.session.cluster.metadata.all_hosts() if h.is_up]
+        return [list(self.session.execute(statement, host=h)) for h in hosts]
+
+    def check_chunk_cache(self) -> None:
+        """The nodes run with the chunk cache this sweep asks for (their own cache table says so), or a clear error."""
+        for rows in self._per_node("SELECT name, capacity_bytes FROM system_views.caches"):
+            capacity = next((r.capacity_bytes for r in rows if r.name == "chunks"), None)
+            if capacity != self.chunk_cache_mb * 2**20:
+                have = "none" if capacity is None else f"{capacity / 2**20:g} MiB"
+                raise ConfigError(
+                    f"the cache phase needs every node's chunk cache at {self.chunk_cache_mb} MiB, but a node has {have}: start the "
+                    f"cluster with chunk_cache_mb={self.chunk_cache_mb} (run_pattern_sweep and `labkit run ycsb --phase cache` do; "
+                    f"ClusterSlot.for_engine('cassandra', chunk_cache_mb=...))"
+                )
+
+    def server_counters(self) -> dict[str, float] | None:
+        """Every node's cumulative chunk-cache and key-cache hits and requests (system_views.caches), summed:
+        the run's growth is how often a read found its data in memory."""
+        if self.phase != "cache":
+            return None
+        totals = {"chunk_cache_hits": 0, "chunk_cache_requests": 0, "key_cache_hits": 0, "key_cache_requests": 0}
+        for rows in self._per_node("SELECT name, hit_count, request_count FROM system_views.caches"):
+            for r in rows:
+                kind = {"chunks": "chunk_cache", "keys": "key_cache"}.get(r.name)
+                if kind:
+                    totals[f"{kind}_hits"] += r.hit_count
+                    totals[f"{kind}_requests"] += r.request_count
+        return totals
 
     # ---- transactions ----------------------------------------------------------------------------
 
@@ -198,9 +241,39 @@ class YcsbCassandra(CassandraWorkload):
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_flush"] = None  # the cluster's nodetool stays in the process that loads
+        return state
+
 
 def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, fields: int, field_length: int, insert_order: str,
-             consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100) -> YcsbCassandra:
-    """The mix phases read max_scan and distribution, the index phases tags."""
+             consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
+             chunk_cache_mb: int | None = None) -> YcsbCassandra:
+    """The mix phases read max_scan and distribution, the index phases tags, the cache phase chunk_cache_mb."""
+    flush = None
+    if phase == "cache" and callable(getattr(cluster, "nodetool", None)):
+        def flush() -> None:
+            for node in cluster.live_nodes():
+                cluster.nodetool(node.name, "flush", KEYSPACE)
     return YcsbCassandra(cluster.addresses, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                         insert_order=insert_order, distribution=distribution, consistency=consistency, replication=replication, tags=tags)
+                         insert_order=insert_order, distribution=distribution, consistency=consistency, replication=replication, tags=tags,
+                         chunk_cache_mb=chunk_cache_mb, flush=flush)
+
+
+def cluster_options(phase: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a sweep's cluster must be started with: the cache phase sets each node's chunk cache."""
+    return {"chunk_cache_mb": settings["chunk_cache_mb"]} if phase == "cache" else {}
+
+
+def hit_ratios(rows: Any) -> Any:
+    """The cache phase's rows with each run's chunk-cache and key-cache hit ratios (hits / requests during
+    the measured window, all nodes together), from the server counters the runner recorded."""
+    import pandas as pd
+
+    df = pd.DataFrame(rows).copy()
+    for kind in ("chunk_cache", "key_cache"):
+        hits, asked = f"server_counter_{kind}_hits", f"server_counter_{kind}_requests"
+        if hits in df and asked in df:
+            df[f"{kind}_hit_ratio"] = (df[hits] / df[asked].where(df[asked] > 0)).round(3)
+    return df
