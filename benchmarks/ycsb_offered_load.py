@@ -14,7 +14,6 @@ results/ycsb_knees.md (each mix's knee and why the next load was too much).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pattern_sweeps import machine, save_figure  # noqa: E402
-from report import write  # noqa: E402
+from report import profile_run, write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
@@ -39,12 +38,7 @@ CLIENT_PROCESSES = 2
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
-    args = parser.parse_args()
-    profile = "quick" if args.quick else "classroom"
-    stem = "ycsb_offered_load" + ("_quick" if args.quick else "")
-    command = ".venv/bin/python benchmarks/ycsb_offered_load.py" + (" --quick" if args.quick else "")
+    profile, stem, command = profile_run(__file__, __doc__)
     size = WORKLOAD.size(profile, "offered-load")
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=size.node_cpu)
     try:
