@@ -4,7 +4,9 @@ The control panel, `labkit run`, `run_pattern_sweep` and the benchmarks all read
 `Pattern` description instead of from module conventions, so a pattern's facts live in one place.
 Engine bindings live next to the pattern's core as `<pattern package>.<engine>` modules; each has
 `workload(approach, phase, cluster, operations, **settings)` and may have `sweep_resources(phase,
-settings)`, a context manager yielding what a sweep's workloads need besides the cluster (a toxiproxy).
+settings)`, a context manager yielding what a sweep's workloads need besides the cluster (a toxiproxy),
+`cluster_options(phase, settings)` (what the sweep's cluster must be started with) and
+`check_sweep(phase, approaches)` (refuses what the binding cannot run, before any server starts).
 Adding an engine is one new module plus its name in `engines`.
 """
 

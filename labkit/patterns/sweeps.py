@@ -41,6 +41,9 @@ def run_pattern_sweep(
     pattern.check_approaches(plan.approaches, phase)
     pattern.check_plan(plan)
     binding = pattern.binding(pattern.check_engine(engine))
+    refuse = getattr(binding, "check_sweep", None)  # what this engine's binding cannot run, before any server starts
+    if callable(refuse):
+        refuse(phase, list(plan.approaches))
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     own = slot is None

@@ -133,6 +133,8 @@ def test_run_ycsb_refuses_what_it_cannot_run_before_anything_starts(tmp_path):
         (("--target", "0,100"), "target_rate must be a positive"),
         (("--phase", "index-query", "--workload", "a"), "in phase index-query: choose from baseline/no-index"),
         (("--set", "tags=5"), "setting tags of ycsb is for phase index-query, index-insert, not mix"),
+        (("--engine", "mongodb", "--phase", "cache"), "run --phase cache with --engine cassandra"),
+        (("--engine", "mongodb", "--phase", "index-query"), "--approaches baseline/no-index,baseline/2i"),
     ):
         r = labkit("run", "ycsb", *args, "--out", out)
         assert r.returncode != 0 and message in r.stderr + r.stdout, (args, r.stderr)

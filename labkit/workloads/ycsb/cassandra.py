@@ -16,10 +16,8 @@ from cassandra.query import SimpleStatement
 from ...engines import cassandra as cql
 from ...errors import ConfigError
 from ...patterns.cassandra_workload import CassandraWorkload
-from ...runner import Transaction, Verification
-from .core import (
-    INDEX_APPROACHES, INDEX_PHASES, INSERT_ONLY, KeyChooser, OperationChooser, field_values, insert_keynum, key_name, mix, mix_of, scan_length,
-)
+from ...runner import Transaction
+from .core import YcsbRun
 
 KEYSPACE = "ycsb"
 TABLE = "usertable"
@@ -41,8 +39,8 @@ def index_statement(approach: str) -> str | None:
     return None
 
 
-class YcsbCassandra(CassandraWorkload):
-    """One run of a YCSB mix (phases `mix`, `offered-load`) or of the index experiment (phases
+class YcsbCassandra(YcsbRun, CassandraWorkload):
+    """One run of a YCSB mix (phases `mix`, `offered-load`, `cache`) or of the index experiment (phases
     `index-query`, `index-insert`) on Cassandra. A fresh table is loaded whenever the run inserts (so
     `verify` can count exactly); read/update mixes reuse a table already loaded with the same records."""
 
@@ -50,23 +48,12 @@ class YcsbCassandra(CassandraWorkload):
                  max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100,
                  chunk_cache_mb: int | None = None, flush: Callable[[], None] | None = None):
         self.connect_to(addresses, consistency)
+        self.configure(approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
+                       insert_order=insert_order, distribution=distribution, tags=tags)
+        self.replication = replication
         self.chunk_cache_mb = chunk_cache_mb  # the cache phase: what each node's chunk cache must be (checked on the server)
         self._flush = flush  # the cache phase: writes the loaded memtables to SSTables, so reads go through the chunk cache
-        self.approach, self.phase = approach, phase
-        self.records, self.fields, self.field_length, self.max_scan = records, fields, field_length, max_scan
-        self.insert_order, self.replication, self.tags = insert_order, replication, tags
-        self.indexed = phase in INDEX_PHASES
-        if self.indexed:
-            if approach not in INDEX_APPROACHES:
-                raise ConfigError(f"phase {phase} compares {', '.join(INDEX_APPROACHES)}; got {approach!r}")
-            self.mix = INSERT_ONLY if phase == "index-insert" else mix("c")  # index-query's transaction is its own
-            self.table = tagged_table(approach)
-        else:
-            self.mix = mix(mix_of(approach))
-            self.table = TABLE
-        self.distribution = self.mix.distribution if distribution == "default" else distribution
-        self.name = f"ycsb/{approach.split('/', 1)[1]}"
-        self.inserts = self.mix.insert > 0 or phase == "index-insert"
+        self.table = tagged_table(approach) if self.indexed else TABLE
 
     # ---- schema and data -------------------------------------------------------------------------
 
@@ -107,9 +94,8 @@ class YcsbCassandra(CassandraWorkload):
             s.execute(f"TRUNCATE {KEYSPACE}.{self.table}", timeout=120)
 
     def record(self, keynum: int, rng: Any) -> tuple:
-        values = field_values(rng, self.fields, self.field_length)
-        key = key_name(keynum, self.insert_order)
-        return (key, keynum % self.tags, *values) if self.indexed else (key, *values)
+        key, tag, values = self.record_fields(keynum, rng)
+        return (key, tag, *values) if self.indexed else (key, *values)
 
     def load(self) -> None:
         """YCSB's load phase: exactly `records` records, key numbers 0..records-1 (not measured)."""
@@ -165,85 +151,39 @@ class YcsbCassandra(CassandraWorkload):
                     totals[f"{kind}_requests"] += r.request_count
         return totals
 
-    # ---- transactions ----------------------------------------------------------------------------
+    # ---- operations (YcsbRun picks which) ---------------------------------------------------------
 
-    def _state(self, tx: Transaction) -> dict[str, Any]:
-        state = tx.worker_state
-        if "keys" not in state:
-            state["keys"] = KeyChooser(self.distribution, self.records)
-            state["ops"] = OperationChooser(self.mix)
-        return state
+    def read(self, tx: Transaction, op: str, key: str) -> bool:
+        return tx.call(op, self.session.execute, self.statements["read"], (key,)).one() is not None
 
-    def transaction(self, tx: Transaction) -> None:
-        state = self._state(tx)
-        keys: KeyChooser = state["keys"]
-        st = self.statements
-        s = self.session
-        if self.phase == "index-query":
-            tag = tx.rng.randrange(self.tags)
-            rows = tx.call("query_by_tag", s.execute, st["by_tag"], (tag,)).all()
-            expected = len(range(tag, self.records, self.tags))
-            if len(rows) < expected:
-                raise LookupError(f"query by tag {tag} returned {len(rows)} records of the {expected} loaded with it")
-            return
-        op = state["ops"].next(tx.rng)
-        if op == "insert":
-            keynum = insert_keynum(self.records, tx.worker, tx.workers, len(keys.inserted))
-            tx.call("insert", s.execute, st["insert"], self.record(keynum, tx.rng))
-            keys.note_insert(keynum)
-        elif op == "scan":
-            start = key_name(keys.next(tx.rng), self.insert_order)
-            tx.call("scan", s.execute, st["scan"], (start, scan_length(tx.rng, self.max_scan)))  # rows arrive in token order
-        elif op == "read":
-            key = key_name(keys.next(tx.rng), self.insert_order)
-            if tx.call("read", s.execute, st["read"], (key,)).one() is None:
-                raise LookupError(f"record {key} is missing")
-        else:
-            key = key_name(keys.next(tx.rng), self.insert_order)
-            field = tx.rng.randrange(self.fields)
-            value = field_values(tx.rng, 1, self.field_length)[0]
-            if op == "read_modify_write":
-                if tx.call("rmw_read", s.execute, st["read"], (key,)).one() is None:
-                    raise LookupError(f"record {key} is missing")
-                tx.call("rmw_update", s.execute, st[f"update{field}"], (value, key))
-            else:
-                tx.call("update", s.execute, st[f"update{field}"], (value, key))
+    def update(self, tx: Transaction, op: str, key: str, field: int, value: str) -> None:
+        tx.call(op, self.session.execute, self.statements[f"update{field}"], (value, key))
 
-    # ---- checks ----------------------------------------------------------------------------------
+    def insert(self, tx: Transaction, keynum: int) -> None:
+        tx.call("insert", self.session.execute, self.statements["insert"], self.record(keynum, tx.rng))
+
+    def scan(self, tx: Transaction, start: str, count: int) -> list:
+        return tx.call("scan", self.session.execute, self.statements["scan"], (start, count)).all()  # rows in token order
+
+    def query_by_tag(self, tx: Transaction, tag: int) -> int:
+        return len(tx.call("query_by_tag", self.session.execute, self.statements["by_tag"], (tag,)).all())
 
     def count(self) -> int:
         stmt = SimpleStatement(f"SELECT count(*) FROM {KEYSPACE}.{self.table}", consistency_level=ConsistencyLevel.QUORUM, fetch_size=5000)
         return self.session.execute(stmt, timeout=300).one()[0]
 
-    def inserted_keys(self, workers: int) -> int:
-        """Records the run inserted: each worker's insert keys, probed in order until the first absent one."""
-        probe = self.session.prepare(f"SELECT y_id FROM {KEYSPACE}.{self.table} WHERE y_id = ?")
-        probe.consistency_level = ConsistencyLevel.QUORUM
-        found = 0
-        for worker in range(workers):
-            count = 0
-            while self.session.execute(probe, (key_name(insert_keynum(self.records, worker, workers, count), self.insert_order),)).one():
-                count += 1
-            found += count
-        return found
-
-    def check_run(self, threads: int, processes: int, operations: int) -> None:
-        self._workers = threads
-
-    def verify(self) -> Verification:
-        """Every loaded record is still there and the table holds exactly loaded + inserted records."""
-        total = self.count()
-        inserted = self.inserted_keys(getattr(self, "_workers", 1)) if self.inserts else 0
-        expected = self.records + inserted
-        problems = [] if total == expected else [f"the table holds {total} records, expected {self.records} loaded + {inserted} inserted"]
-        return Verification(not problems, {"records": total, "loaded": self.records, "inserted": inserted}, problems)
+    def exists(self, key: str) -> bool:
+        if getattr(self, "_probe", None) is None:
+            self._probe = self.session.prepare(f"SELECT y_id FROM {KEYSPACE}.{self.table} WHERE y_id = ?")
+            self._probe.consistency_level = ConsistencyLevel.QUORUM
+        return self.session.execute(self._probe, (key,)).one() is not None
 
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        state["_flush"] = None  # the cluster's nodetool stays in the process that loads
+        state["_flush"] = state["_probe"] = None  # the cluster's nodetool stays in the process that loads; statements are prepared per process
         return state
 
 

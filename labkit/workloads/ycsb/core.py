@@ -221,3 +221,120 @@ def field_values(rng: Any, fields: int, length: int) -> list[str]:
 def scan_length(rng: Any, most: int) -> int:
     """YCSB's default scan length: uniform from 1 to `most` records."""
     return rng.randint(1, most)
+
+
+class YcsbRun:
+    """What one YCSB run does on any engine: which mix or index experiment the approach names, each
+    transaction's operation and record, and the exact check after inserts. An engine binding subclasses
+    it (with its driver's workload base) and says how to read, update, insert, scan, query by tag, count
+    and probe one record, each through `tx.call` so the runner times it."""
+
+    def configure(self, approach: str, phase: str, *, records: int, fields: int, field_length: int, max_scan: int, insert_order: str,
+                  distribution: str, tags: int) -> None:
+        from ...errors import ConfigError
+
+        self.approach, self.phase = approach, phase
+        self.records, self.fields, self.field_length, self.max_scan = records, fields, field_length, max_scan
+        self.insert_order, self.tags = insert_order, tags
+        self.indexed = phase in INDEX_PHASES
+        if self.indexed:
+            if approach not in INDEX_APPROACHES:
+                raise ConfigError(f"phase {phase} compares {', '.join(INDEX_APPROACHES)}; got {approach!r}")
+            self.mix = INSERT_ONLY if phase == "index-insert" else MIXES["c"]  # index-query's transaction is its own
+        else:
+            self.mix = mix(mix_of(approach))
+        self.distribution = self.mix.distribution if distribution == "default" else distribution
+        self.name = f"ycsb/{mix_of(approach)}"
+        self.inserts = self.mix.insert > 0
+        self._workers = 1
+
+    # ---- what an engine binding provides ----------------------------------------------------------
+
+    def read(self, tx: Any, op: str, key: str) -> bool:
+        """Read every field of one record; False when it is not there."""
+        raise NotImplementedError
+
+    def update(self, tx: Any, op: str, key: str, field: int, value: str) -> None:
+        raise NotImplementedError
+
+    def insert(self, tx: Any, keynum: int) -> None:
+        raise NotImplementedError
+
+    def scan(self, tx: Any, start: str, count: int) -> list:
+        raise NotImplementedError
+
+    def query_by_tag(self, tx: Any, tag: int) -> int:
+        """How many records the query for one tag returned."""
+        raise NotImplementedError
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def exists(self, key: str) -> bool:
+        raise NotImplementedError
+
+    # ---- shared ------------------------------------------------------------------------------------
+
+    def record_fields(self, keynum: int, rng: Any) -> tuple[str, int, list[str]]:
+        """(key, tag, field values) of one record."""
+        return key_name(keynum, self.insert_order), keynum % self.tags, field_values(rng, self.fields, self.field_length)
+
+    def _state(self, tx: Any) -> dict[str, Any]:
+        state = tx.worker_state
+        if "keys" not in state:
+            state["keys"] = KeyChooser(self.distribution, self.records)
+            state["ops"] = OperationChooser(self.mix)
+        return state
+
+    def transaction(self, tx: Any) -> None:
+        state = self._state(tx)
+        keys: KeyChooser = state["keys"]
+        if self.phase == "index-query":
+            tag = tx.rng.randrange(self.tags)
+            found, expected = self.query_by_tag(tx, tag), len(range(tag, self.records, self.tags))
+            if found < expected:
+                raise LookupError(f"query by tag {tag} returned {found} records of the {expected} loaded with it")
+            return
+        op = state["ops"].next(tx.rng)
+        if op == "insert":
+            keynum = insert_keynum(self.records, tx.worker, tx.workers, len(keys.inserted))
+            self.insert(tx, keynum)
+            keys.note_insert(keynum)
+            return
+        key = key_name(keys.next(tx.rng), self.insert_order)
+        if op == "scan":
+            self.scan(tx, key, scan_length(tx.rng, self.max_scan))
+        elif op == "read":
+            if not self.read(tx, "read", key):
+                raise LookupError(f"record {key} is missing")
+        else:
+            field, value = tx.rng.randrange(self.fields), field_values(tx.rng, 1, self.field_length)[0]
+            if op == "read_modify_write":
+                if not self.read(tx, "rmw_read", key):
+                    raise LookupError(f"record {key} is missing")
+                self.update(tx, "rmw_update", key, field, value)
+            else:
+                self.update(tx, "update", key, field, value)
+
+    def check_run(self, threads: int, processes: int, operations: int) -> None:
+        self._workers = threads  # every worker's insert keys, for verify
+
+    def inserted_keys(self) -> int:
+        """Records the run inserted: each worker's insert keys, probed in order until the first absent one."""
+        found = 0
+        for worker in range(self._workers):
+            count = 0
+            while self.exists(key_name(insert_keynum(self.records, worker, self._workers, count), self.insert_order)):
+                count += 1
+            found += count
+        return found
+
+    def verify(self) -> Any:
+        """Every loaded record is still there and the store holds exactly loaded + inserted records."""
+        from ...runner import Verification
+
+        total = self.count()
+        inserted = self.inserted_keys() if self.inserts else 0
+        expected = self.records + inserted
+        problems = [] if total == expected else [f"the store holds {total} records, expected {self.records} loaded + {inserted} inserted"]
+        return Verification(not problems, {"records": total, "loaded": self.records, "inserted": inserted}, problems)

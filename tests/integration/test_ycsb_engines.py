@@ -1,6 +1,7 @@
-"""YCSB's core workload on a real Cassandra node: the load phase writes exactly `records` records, scans
-return at most what they ask for in token order, inserting mixes lose nothing, the index phases find
-every tagged record, and `labkit run ycsb --target` paces its runs."""
+"""YCSB's core workload on a real Cassandra node (and, for mechanics only, on the MongoDB stand-in): the
+load phase writes exactly `records` records, scans return at most what they ask for in token order (key
+order on MongoDB), inserting mixes lose nothing, the index phases find every tagged record, the cache
+phase reads through the chunk cache it asked for, and `labkit run ycsb --target` paces its runs."""
 
 from __future__ import annotations
 
@@ -124,3 +125,53 @@ def test_a_cache_sweep_reads_flushed_data_through_the_chunk_cache_and_counts_hit
     assert row.verify_ok and row.chunk_cache_mb == 1 and row.distribution == "uniform"
     assert row.server_counter_chunk_cache_requests >= 400  # every read went to an SSTable through the cache (the memtable was flushed)
     assert 0 <= row.chunk_cache_hit_ratio < 1  # 3,000 records of 1 KB do not fit 1 MiB
+
+
+# ---- the MongoDB binding, on the lab's MongoDB stand-in: mechanics only (no performance claim) --------
+
+
+@pytest.fixture()
+def mongo():
+    from labkit.clusters.standin.mongodb import StandinMongo
+
+    with StandinMongo() as server:
+        yield server
+
+
+def test_the_mongodb_binding_loads_scans_in_key_order_and_loses_nothing(mongo):
+    w = WORKLOAD.workload("baseline/e", mongo, 100, phase="mix", engine="mongodb", records=400)
+    try:
+        w.setup()
+        w.load()
+        assert w.count() == 400
+        from labkit.patterns.exercise import a_transaction
+
+        every = sorted(key_name(k) for k in range(400))
+        for start in (key_name(17), every[0], every[-3]):
+            keys = [r["_id"] for r in w.scan(a_transaction(), start, 30)]
+            assert keys == [k for k in every if k >= start][:30]  # key order, at most 30, fewer near the end
+        for mix in ("d", "e", "f", "insert-mostly"):
+            one = WORKLOAD.workload(f"baseline/{mix}", mongo, 100, phase="mix", engine="mongodb", records=400)
+            result = run(one, threads=4, operations=300, workers="greenlets")
+            one.close_process()
+            assert result.complete and result.stats.errors == 0 and result.verification.ok, (mix, result.verification)
+    finally:
+        w.close_process()
+
+
+def test_the_mongodb_binding_queries_by_tag_with_and_without_an_index_and_refuses_what_it_has_not(mongo):
+    from labkit.errors import ConfigError
+
+    for approach in ("baseline/no-index", "baseline/2i"):
+        w = WORKLOAD.workload(approach, mongo, 100, phase="index-query", engine="mongodb", records=300, tags=10)
+        try:
+            result = run(w, threads=2, operations=20)
+            assert result.stats.errors == 0 and result.verification.ok
+            indexes = set(w.collection.index_information())
+            assert ("tag_1" in indexes) == (approach == "baseline/2i")
+        finally:
+            w.close_process()
+    with pytest.raises(ConfigError, match="no MongoDB counterpart|MongoDB's secondary index is baseline/2i"):
+        WORKLOAD.workload("baseline/sai", mongo, 100, phase="index-query", engine="mongodb")
+    with pytest.raises(ConfigError, match="--engine cassandra"):
+        WORKLOAD.workload("baseline/c", mongo, 100, phase="cache", engine="mongodb")
