@@ -42,14 +42,14 @@ def machine() -> str:
     return f"{platform.node()} · {os.cpu_count()} cores · {platform.system()} {platform.release()} · Python {platform.python_version()}"
 
 
-def save_figure(fig, stem: Path) -> None:
+def save_figure(fig, stem: Path, height: int = 480) -> None:
     """stem.html (plotly from its CDN) and, where kaleido finds a Chromium, stem.png."""
     fig.write_html(f"{stem}.html", include_plotlyjs="cdn")
     browser = shutil.which("chromium") or shutil.which("google-chrome")
     if browser:
         os.environ.setdefault("BROWSER_PATH", browser)
         try:
-            fig.write_image(f"{stem}.png", width=1100, height=480)
+            fig.write_image(f"{stem}.png", width=1100, height=height)
         except Exception as exc:  # the HTML figure is the one that counts; say why the PNG is missing
             print(f"no PNG for {stem.name}: {type(exc).__name__}: {exc}")
 

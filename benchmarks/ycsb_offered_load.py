@@ -47,7 +47,7 @@ def main() -> None:
         slot.stop()
     df = pd.DataFrame(rows)
     write(df[COLUMNS].copy(), OUT, stem, f"YCSB A, B, C, E: offered-load sweep ({size.settings}, {size.node_cpu} core per node)", machine(), command)
-    save_figure(offered_load_figure(df), OUT / stem)
+    save_figure(offered_load_figure(df), OUT / stem, height=600)
     table = knees(df)
     write(table, OUT, stem.replace("offered_load", "knees"), "YCSB knees: highest offered load each mix kept up with", machine(), command)
     print(table.to_string(index=False))

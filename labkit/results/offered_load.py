@@ -79,12 +79,13 @@ def offered_load_figure(df: pd.DataFrame) -> go.Figure:
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "target_rate", "throughput", "p95_us"))
     data = df.sort_values([*CURVE, "target_rate"]).copy()
     data["limited by"] = limit_kinds(data)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("achieved vs offered load", "latency from the intended start vs achieved load"),
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("achieved vs offered load", "latency from the intended start: p50 dotted, p95 solid, p99 dashed"),
                         horizontal_spacing=0.1)
     top = float(data["target_rate"].max())
     fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="lightgray", dash="dot"), name="kept up (achieved = offered)"), 1, 1)
     palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
     found = knees(data)
+    knee_notes: list[str] = []
     for i, (key, points) in enumerate(data.groupby(CURVE, sort=True)):
         colour = palette[i % len(palette)]
         label = f"{key[0]} · {key[1]} node(s) · {key[2]} threads"
@@ -101,24 +102,28 @@ def offered_load_figure(df: pd.DataFrame) -> go.Figure:
         k = found[(found.approach == key[0]) & (found.nodes == key[1]) & (found.threads == key[2])].iloc[0]
         if not pd.isna(k["knee_offered"]):
             at = points[points.target_rate == k["knee_offered"]].iloc[0]
-            fig.add_trace(go.Scatter(x=[at["target_rate"]], y=[at["throughput"]], mode="markers+text", text=[f"knee {at['throughput']:,.0f}/s"],
-                                     textposition="top left", marker=dict(symbol="star", size=16, color=colour, line=dict(color="black", width=1)),
+            fig.add_trace(go.Scatter(x=[at["target_rate"]], y=[at["throughput"]], mode="markers", name=f"knee of {key[0]}",
+                                     hovertext=[f"knee of {key[0]}: {at['throughput']:,.0f}/s achieved at {at['target_rate']:,.0f}/s offered"],
+                                     marker=dict(symbol="star", size=16, color=colour, line=dict(color="black", width=1)),
                                      legendgroup=label, showlegend=False, hoverinfo="text"), 1, 1)
+            knee_notes.append(f"{key[0]} {at['throughput']:,.0f}/s")
             p95 = at.get("intended_p95_us", at["p95_us"])
             fig.add_trace(go.Scatter(x=[at["throughput"]], y=[p95 / 1000], mode="markers", marker=dict(symbol="star", size=14, color=colour,
                                      line=dict(color="black", width=1)), legendgroup=label, showlegend=False, hoverinfo="skip"), 1, 2)
     fig.update_xaxes(title_text="offered load (transactions/s)", row=1, col=1)
     fig.update_yaxes(title_text="achieved (transactions/s)", row=1, col=1)
     fig.update_xaxes(title_text="achieved (transactions/s)", row=1, col=2)
-    fig.update_yaxes(title_text="latency from intended start (ms, log) — p50 dotted, p95 solid, p99 dashed", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="ms (log scale)", type="log", row=1, col=2)
     pattern = ", ".join(sorted(data["pattern"].astype(str).unique()))
     fig.update_layout(
         title=f"{pattern}: offered-load sweep, knee starred<br><sup>{describe_servers(data)} · {describe_budgets(data)} · "
               f"nodes {', '.join(str(n) for n in sorted(data['nodes'].unique()))} · threads {', '.join(str(t) for t in sorted(data['threads'].unique()))}</sup>",
-        height=520, margin=dict(t=100, b=110),
-        legend=dict(orientation="h", y=-0.25),
+        height=600, margin=dict(t=100, b=190),
+        legend=dict(orientation="h", y=-0.2, yanchor="top"),
     )
-    fig.add_annotation(text=f"knee = highest offered load still served: achieved ≥ {KEPT_UP_SHARE:.0%} of offered and p95 from the intended start ≤ "
-                            f"{QUEUEING_FACTOR:g}x the service-time p95 · marker: ● none seen ■ node at its CPU budget ◆ machine ✕ client",
-                       xref="paper", yref="paper", x=0, y=-0.42, showarrow=False, font=dict(size=11, color="dimgray"))
+    fig.add_annotation(text=("★ knees (achieved): " + " · ".join(knee_notes) if knee_notes else "no knee inside the offered range") +
+                            f"<br>knee = highest offered load still served: achieved ≥ {KEPT_UP_SHARE:.0%} of offered and p95 from the intended "
+                            f"start ≤ {QUEUEING_FACTOR:g}x the service-time p95<br>marker: ● none seen ■ node at its CPU budget ◆ machine ✕ client",
+                       xref="paper", yref="paper", x=0, xanchor="left", y=-0.42, yanchor="top", showarrow=False, align="left",
+                       font=dict(size=11, color="dimgray"))
     return fig

@@ -44,7 +44,8 @@ def test_knees_are_found_per_curve_and_drawn():
     assert table.loc["baseline/e", "knee_offered"] == 100 and pd.isna(table.loc["baseline/c", "knee_offered"])
     fig = offered_load_figure(both)
     assert "cassandra 5.0.9" in fig.layout.title.text and "0.5 core" in fig.layout.title.text
-    assert any(t.marker.symbol == "star" for t in fig.data if t.mode == "markers+text")
+    assert any(t.marker.symbol == "star" for t in fig.data if t.mode == "markers")
+    assert "baseline/e 100/s" in fig.layout.annotations[-1].text
 
 
 def test_closed_loop_rows_have_no_knee():
