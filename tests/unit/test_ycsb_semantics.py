@@ -145,7 +145,6 @@ class InMemoryYcsb(YcsbCassandra):
 
     def setup(self):
         self._load_needed = True
-        self._expected_shape = "fake"
 
     def load(self):
         rng = random.Random(7)

@@ -82,13 +82,11 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
         if self.indexed and index_statement(self.approach):
             cql.execute_ddl(s, index_statement(self.approach))
-        self._expected_shape = (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
-                                + (" flushed" if self.phase == "cache" else ""))
         loaded = s.execute(SimpleStatement(f"SELECT shape FROM {KEYSPACE}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
                            (self.table,)).one()
         if self.phase == "cache":
             self.check_chunk_cache()
-        self._load_needed = self.inserts or loaded is None or loaded.shape != self._expected_shape
+        self._load_needed = self.inserts or loaded is None or loaded.shape != self.shape()
         if self._load_needed:
             s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE name = %s", (self.table,))
             s.execute(f"TRUNCATE {KEYSPACE}.{self.table}", timeout=120)
@@ -116,7 +114,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
                 raise ConfigError("the cache phase flushes the loaded records to disk with nodetool: run it on a cluster labkit started (provider local)")
             self._flush()
         if not self.inserts:  # a run that inserts leaves more than the loaded records: the next run reloads
-            self.session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, shape) VALUES (%s, %s)", (self.table, self._expected_shape))
+            self.session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, shape) VALUES (%s, %s)", (self.table, self.shape()))
 
     # ---- the nodes' caches (phase cache) ---------------------------------------------------------
 

@@ -275,6 +275,11 @@ class YcsbRun:
 
     # ---- shared ------------------------------------------------------------------------------------
 
+    def shape(self) -> str:
+        """What a loaded table holds, stored with it so a later run with the same shape skips the load."""
+        return (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
+                + (" flushed" if self.phase == "cache" else ""))
+
     def record_fields(self, keynum: int, rng: Any) -> tuple[str, int, list[str]]:
         """(key, tag, field values) of one record."""
         return key_name(keynum, self.insert_order), keynum % self.tags, field_values(rng, self.fields, self.field_length)

@@ -66,9 +66,6 @@ class YcsbMongo(YcsbRun, BaseWorkload):
 
     # ---- schema and data -------------------------------------------------------------------------
 
-    def shape(self) -> str:
-        return f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
-
     def setup(self) -> None:
         loaded = self.collection.database.loaded.find_one({"_id": self.collection_name})
         self._load_needed = self.inserts or loaded is None or loaded.get("shape") != self.shape()
