@@ -59,6 +59,19 @@ class CassandraWorkload(BaseWorkload):
             self._statements = self.statements_class(**made)
         return self._statements
 
+    def prepared(self) -> dict[str, Any]:
+        """This process's prepared statements by name (those the approach uses)."""
+        made = self.statements
+        items = made.items() if isinstance(made, dict) else vars(made).items()
+        return {name: stmt for name, stmt in items if stmt is not None}
+
+    def set_consistency(self, level: str) -> None:
+        """Run every statement at `level` from the next request on (labkit.tactics changes it mid-run;
+        in one client process, where the workers share these statements)."""
+        self.consistency = getattr(ConsistencyLevel, level)
+        for stmt in self.prepared().values():
+            stmt.consistency_level = self.consistency
+
     def open_process(self) -> None:
         _ = self.statements  # connect and prepare before the barrier, outside the measured window
 

@@ -158,9 +158,12 @@ def run_pool(
                     micros = (perf() - start) // 1000
                     series.record(micros)
                     end = now()
-                    note(end, micros)
                     if intended is not None:  # from when it was due: a stalled server shows, not a lower rate
-                        intended.record(int((end - due) * 1_000_000))
+                        late = int((end - due) * 1_000_000)
+                        intended.record(late)
+                        note(end, micros, late)
+                    else:
+                        note(end, micros)
                 done[slot] = k + 1
         except threading.BrokenBarrierError:
             pass  # another worker crashed before the start; its crash is reported

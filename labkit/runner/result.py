@@ -78,6 +78,7 @@ class RunResult:
     measurements: Measurements | None = field(default=None, repr=False)
     parts: list[Measurements] = field(default_factory=list, repr=False)  # one per client process
     threads_per_process: list[int] = field(default_factory=list)  # how `threads` were spread over the processes
+    released_at: float | None = None  # time.monotonic() of the workers' release: second 0 of `timeline`
 
     @property
     def count(self) -> int:

@@ -87,6 +87,7 @@ def run(
     cleanup: bool = False,
     server_meter: ServerMeter | None = None,
     workers: str = DEFAULT_WORKERS,
+    on_release: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run `operations` transactions of `workload` on `processes` x `threads` workers, or, with
     processes="auto", on `threads` workers in all, spread over as many processes as runner.cpu.auto_processes
@@ -115,6 +116,8 @@ def run(
     thread (runner.tasks), so a process is not held back by handing the interpreter lock between threads;
     they interleave at `tx.call`, so every database call must go through it. The workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
     from its scheduled start (`intended`), which a stalled server cannot hide.
+    `on_release()` is called once, just before the workers are released (labkit.tactics starts its clock
+    there); the result's `released_at` is the release's time.monotonic(), the zero of its timeline.
     """
     validate(threads, operations, processes, target_rate, warmup, workers)
     if not callable(getattr(workload, "transaction", None)):
@@ -170,6 +173,8 @@ def run(
             machine.start()
             if server_meter is not None:
                 server_meter.start()
+            if on_release is not None:
+                on_release()
 
         outcomes: list[PoolOutcome]
         if processes == 1:
@@ -247,4 +252,5 @@ def run(
         error_samples=dict(total.error_samples),
         measurements=total,
         parts=[o.measurements for o in outcomes],
+        released_at=min(releases) if releases else None,
     )

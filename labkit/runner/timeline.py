@@ -25,14 +25,24 @@ def _histogram() -> HdrHistogram:
 
 @dataclass
 class Stamps:
-    """One worker's finished transactions: end time (time.monotonic()) and latency in us (-1: failed)."""
+    """One worker's finished transactions: end time (time.monotonic()) and latency in us (-1: failed);
+    in a paced run also the latency from the scheduled start (`late`, -1 where there is none)."""
 
     ends: array = field(default_factory=lambda: array("d"))
     micros: array = field(default_factory=lambda: array("q"))
+    late: array = field(default_factory=lambda: array("q"))
 
-    def note(self, end: float, micros: int) -> None:
+    def note(self, end: float, micros: int, intended: int = -1) -> None:
         self.ends.append(end)
         self.micros.append(micros)
+        self.late.append(intended)
+
+
+def _record(by_second: dict[int, HdrHistogram], second: int, micros: int) -> None:
+    h = by_second.get(second)
+    if h is None:
+        h = by_second[second] = _histogram()
+    h.record_value(min(max(micros, LOWEST_US), HIGHEST_US))
 
 
 class Timeline:
@@ -40,6 +50,7 @@ class Timeline:
 
     def __init__(self) -> None:
         self.latency: dict[int, HdrHistogram] = {}
+        self.intended: dict[int, HdrHistogram] = {}  # paced runs: latency from each transaction's scheduled start
         self.errors: dict[int, int] = {}
 
     @classmethod
@@ -48,32 +59,41 @@ class Timeline:
         if release is None:
             return timeline
         for s in stamps:
-            for end, micros in zip(s.ends, s.micros):
+            for end, micros, late in zip(s.ends, s.micros, s.late):
                 second = max(0, int(end - release))
                 if micros < 0:
                     timeline.errors[second] = timeline.errors.get(second, 0) + 1
-                else:
-                    h = timeline.latency.get(second)
-                    if h is None:
-                        h = timeline.latency[second] = _histogram()
-                    h.record_value(min(max(micros, LOWEST_US), HIGHEST_US))
+                    continue
+                _record(timeline.latency, second, micros)
+                if late >= 0:
+                    _record(timeline.intended, second, late)
         return timeline
 
     def merge(self, other: "Timeline") -> None:
-        for second, h in other.latency.items():
-            mine = self.latency.get(second)
-            if mine is None:
-                mine = self.latency[second] = _histogram()
-            mine.add(h)
+        for mine_by_second, theirs in ((self.latency, other.latency), (self.intended, other.intended)):
+            for second, h in theirs.items():
+                mine = mine_by_second.get(second)
+                if mine is None:
+                    mine = mine_by_second[second] = _histogram()
+                mine.add(h)
         for second, n in other.errors.items():
             self.errors[second] = self.errors.get(second, 0) + n
+
+    def window(self, first: int, last: int, intended: bool = False) -> HdrHistogram:
+        """One histogram of the seconds first..last-1 (service time, or from the scheduled start)."""
+        out = _histogram()
+        for second, h in (self.intended if intended else self.latency).items():
+            if first <= second < last:
+                out.add(h)
+        return out
 
     @property
     def count(self) -> int:
         return sum(h.get_total_count() for h in self.latency.values())
 
     def rows(self) -> list[dict[str, Any]]:
-        """One dict per second from 0 to the last: second, transactions, errors, p50_us, p95_us, p99_us."""
+        """One dict per second from 0 to the last: second, transactions, errors, p50_us, p95_us, p99_us, and in
+        a paced run intended_p95_us and intended_p99_us (from the scheduled start)."""
         seconds = set(self.latency) | set(self.errors)
         out = []
         for second in range(max(seconds) + 1 if seconds else 0):
@@ -87,16 +107,22 @@ class Timeline:
                 "p95_us": h.get_value_at_percentile(95) if n else None,
                 "p99_us": h.get_value_at_percentile(99) if n else None,
             })
+            if self.intended:
+                late = self.intended.get(second)
+                out[-1]["intended_p95_us"] = late.get_value_at_percentile(95) if late is not None else None
+                out[-1]["intended_p99_us"] = late.get_value_at_percentile(99) if late is not None else None
         return out
 
     def to_wire(self) -> dict[str, Any]:
-        return {"latency": {s: h.encode() for s, h in self.latency.items()}, "errors": dict(self.errors)}
+        return {"latency": {s: h.encode() for s, h in self.latency.items()}, "intended": {s: h.encode() for s, h in self.intended.items()},
+                "errors": dict(self.errors)}
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> "Timeline":
         timeline = cls()
-        for second, encoded in wire["latency"].items():
-            h = timeline.latency[int(second)] = _histogram()
-            h.decode_and_add(encoded)
+        for name in ("latency", "intended"):
+            for second, encoded in wire.get(name, {}).items():
+                h = getattr(timeline, name)[int(second)] = _histogram()
+                h.decode_and_add(encoded)
         timeline.errors = {int(s): n for s, n in wire["errors"].items()}
         return timeline

@@ -226,6 +226,10 @@ class LocalCassandraCluster:
         budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu, period_us)
         self._save_state()
 
+    def node_processes(self) -> dict[str, psutil.Process]:
+        """Each live node's server process by node name (what per-second CPU samplers read)."""
+        return self._processes(self.live_nodes())
+
     def cpu_meter(self) -> NodeCpuMeter:
         """A meter of every live node's CPU (and throttling under a budget) for the runner."""
         return NodeCpuMeter.of(self.directory, self._processes(self.live_nodes()), self.node_cpu)

@@ -22,7 +22,7 @@ SETTLED_CORES = 0.08
 0.03-0.05 cores; a node still compiling or flushing after a warm-up uses several times that)."""
 
 
-def _cpu_s(proc: psutil.Process) -> float | None:
+def cpu_seconds(proc: psutil.Process) -> float | None:
     try:
         t = proc.cpu_times()
         return t.user + t.system
@@ -82,7 +82,7 @@ class NodeCpuMeter:
         return time.monotonic() - began
 
     def _cpu_now(self) -> dict[str, float | None]:
-        return {name: _cpu_s(proc) for name, (proc, _b, _g) in self.nodes.items()}
+        return {name: cpu_seconds(proc) for name, (proc, _b, _g) in self.nodes.items()}
 
     def start(self) -> None:
         self._cpu = self._cpu_now()
@@ -93,7 +93,7 @@ class NodeCpuMeter:
         wall = time.monotonic() - self._t0
         out = {}
         for name, (proc, budget, group) in self.nodes.items():
-            before, after = self._cpu.get(name), _cpu_s(proc)
+            before, after = self._cpu.get(name), cpu_seconds(proc)
             if before is None or after is None:
                 continue  # a node killed during the run (a fault lesson): no reading for it
             out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0))

@@ -75,6 +75,9 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def setup(self) -> None:
         s = self.session
+        existing = s.execute("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (KEYSPACE,)).one()
+        if existing is not None and existing.replication.get("replication_factor") != str(self.replication):
+            cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")  # another run's replication factor: start afresh
         cql.create_keyspace(s, KEYSPACE, self.replication)
         cols = ", ".join(f"{c} text" for c in self.columns())
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, shape text)")
@@ -175,6 +178,13 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
             self._probe = self.session.prepare(f"SELECT y_id FROM {KEYSPACE}.{self.table} WHERE y_id = ?")
             self._probe.consistency_level = ConsistencyLevel.QUORUM
         return self.session.execute(self._probe, (key,)).one() is not None
+
+    def exists_many(self, keys: list[str]) -> list[bool]:
+        from cassandra.concurrent import execute_concurrent_with_args
+
+        self.exists(keys[0])  # prepares the probe
+        results = execute_concurrent_with_args(self.session, self._probe, [(k,) for k in keys], concurrency=64, raise_on_first_error=True)
+        return [r.result_or_exc.one() is not None for r in results]
 
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")

@@ -280,6 +280,10 @@ class YcsbRun:
         return (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
                 + (" flushed" if self.phase == "cache" else ""))
 
+    def sample_key(self) -> str:
+        """A key every loaded table holds (the first record's)."""
+        return key_name(0, self.insert_order)
+
     def record_fields(self, keynum: int, rng: Any) -> tuple[str, int, list[str]]:
         """(key, tag, field values) of one record."""
         return key_name(keynum, self.insert_order), keynum % self.tags, field_values(rng, self.fields, self.field_length)
@@ -324,13 +328,25 @@ class YcsbRun:
     def check_run(self, threads: int, processes: int, operations: int) -> None:
         self._workers = threads  # every worker's insert keys, for verify
 
+    def exists_many(self, keys: list[str]) -> list[bool]:
+        """Which of `keys` the store holds (a binding may ask for many at once)."""
+        return [self.exists(key) for key in keys]
+
+    PROBE_BATCH = 256
+
     def inserted_keys(self) -> int:
-        """Records the run inserted: each worker's insert keys, probed in order until the first absent one."""
+        """Records the run inserted: each worker's insert keys, probed in order (a batch at a time) until
+        the first absent one."""
         found = 0
         for worker in range(self._workers):
             count = 0
-            while self.exists(key_name(insert_keynum(self.records, worker, self._workers, count), self.insert_order)):
-                count += 1
+            while True:
+                batch = [key_name(insert_keynum(self.records, worker, self._workers, count + i), self.insert_order) for i in range(self.PROBE_BATCH)]
+                present = self.exists_many(batch)
+                held = present.index(False) if False in present else len(present)
+                count += held
+                if held < len(present):
+                    break
             found += count
         return found
 

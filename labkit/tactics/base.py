@@ -1,0 +1,43 @@
+"""What every tactic is: a change with a start, a moment the server confirms it took effect, and the
+server's own evidence that it did."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LabkitError
+
+
+class TacticError(LabkitError):
+    """A tactic could not be applied, or the server does not confirm it took effect."""
+
+
+class Tactic:
+    """Subclasses set `name` (as in result rows), `title` (for people) and implement `apply` and `evidence`.
+
+    - `check(cluster, workload)`: refuse, before any load starts, what this cluster cannot do (with what to do).
+    - `prepare(cluster, workload)`: bring the workload to the state the tactic starts from (before setup).
+    - `apply(cluster, workload)`: make the change and return only once it is effective.
+    - `evidence(cluster, workload)`: ask the server whether the change holds; a dict of what it said,
+      or TacticError when it does not hold. Called after `apply` and again after the run.
+    """
+
+    name = "tactic"
+    title = "a change"
+    client_side = False  # changes the client's own settings: the run stays in one client process
+    changes_nodes = 0  # nodes added (+1) or removed (-1)
+
+    def check(self, cluster: Any, workload: Any) -> None:
+        return None
+
+    def prepare(self, cluster: Any, workload: Any) -> None:
+        return None
+
+    def apply(self, cluster: Any, workload: Any) -> None:
+        raise NotImplementedError
+
+    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<tactic {self.name}: {self.title}>"
