@@ -268,6 +268,41 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo("")
 
 
+@app.command("tactics")
+def tactics_command(
+    runs: list[str] = typer.Argument(None, help="Tactic runs to do (names from the list); none: list the profile's runs."),
+    profile: str = typer.Option("quick", "--profile", help="quick (the notebook's sizes) or classroom (the benchmark's)."),
+    rate: float = typer.Option(None, "--rate", min=0.1, help="Offered load in transactions/s instead of the run's own."),
+    threads: int = typer.Option(None, "--threads", "-t", min=1, help="Requests in flight instead of the run's own."),
+    out: Path = typer.Option(Path("tactics.csv"), "--out", help="Results file (.csv or .parquet); one row per run is appended."),
+) -> None:
+    """Apply a tactic (index, node, replication, budget, consistency) to a local Cassandra cluster while a
+    fixed offered load runs; one row per run with the time to effect and the before/during/after figures."""
+    from .results import ResultsStore
+    from .tactics.plans import PlanRunner, plans
+
+    try:
+        chosen = plans(profile, runs or None)
+        if not runs:
+            for p in chosen:
+                typer.echo(f"{p.key:<28} {p.make().title} under {p.kind} load of {p.rate:g}/s on {p.nodes} node(s) of {p.node_cpu} core")
+            return
+        store = ResultsStore(out)
+        changes = {k: v for k, v in (("rate", rate), ("threads", threads)) if v is not None}
+        with PlanRunner(progress=typer.echo) as runner:
+            for p in chosen:
+                result = runner.run(p, **changes)
+                store.append(result.row())
+                w = result.windows()
+                took = "not confirmed" if result.took_s is None else f"effective after {result.took_s:.1f} s"
+                typer.echo(f"{p.key}: {took}; p95 before/during/after {w['before']['p95_ms']} / {w['during']['p95_ms']} / {w['after']['p95_ms']} ms, "
+                           f"{w['during']['errors']} failed meanwhile; verify {'ok' if result.result.verification and result.result.verification.ok else 'NOT ok'}"
+                           + (f"; tactic error: {result.error}" if result.error else ""))
+    except LabkitError as exc:
+        _fail(exc)
+    typer.echo(f"{len(chosen)} rows appended to {out}")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

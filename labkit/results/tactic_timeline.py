@@ -54,7 +54,7 @@ def tactic_figure(timeline: pd.DataFrame | list[dict[str, Any]], summary: dict[s
         fig.add_annotation(x=start, y=1.0, yref="paper", xanchor="left", showarrow=False, text=f"started at {start:.1f} s{took}",
                            font=dict(size=11, color="darkorange"))
     fig.update_layout(
-        title=f"{summary['tactic_title']} under a {summary['workload_kind']} load of {summary['offered']:g}/s<br><sup>{setup_text(summary)}</sup>",
+        title=f"{summary['tactic_title']} · {summary['workload_kind']} load, {summary['offered']:g}/s offered<br><sup>{setup_text(summary)}</sup>",
         xaxis3_title="seconds since the load's measured window opened", height=height, margin=dict(t=110),
     )
     return fig

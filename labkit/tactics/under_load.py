@@ -5,6 +5,7 @@ after comparison that says what the tactic cost while it ran and what it bought 
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 import traceback
@@ -196,7 +197,7 @@ def run_under_load(
     tactic.check(cluster, workload)
     info = cluster.info()
     labels = {"engine": info.engine, "server_version": info.server_version, "provider": info.provider, "threads": threads,
-              **_labels(cluster, "before")}
+              "machine_cores": os.cpu_count() or 1, **_labels(cluster, "before")}
     tactic.prepare(cluster, workload)
     operations = int(rate * (before_s + expect_s + after_s))
     released = threading.Event()

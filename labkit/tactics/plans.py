@@ -1,0 +1,145 @@
+"""The lab's tactic runs, sized per profile (quick: the notebook under CI; classroom: the benchmark):
+which tactic, under which workload kind, on which cluster, at which offered load, and for how long.
+One list serves the notebook and the benchmark, so the committed timelines are the notebook's at
+classroom size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from ..errors import ConfigError
+from . import cassandra as tactics
+from .base import Tactic
+from .under_load import TacticRun, run_under_load
+from .workloads import check_kind, workload_for
+
+
+@dataclass(frozen=True)
+class TacticPlan:
+    key: str  # names the run in tables and file names
+    kind: str  # workload kind (tactics.workloads.KINDS)
+    make: Callable[[], Tactic]
+    nodes: int  # the cluster the tactic starts from
+    node_cpu: float | None
+    rate: float
+    records: int = 2000
+    replication: int = 1
+    tags: int = 100
+    threads: int = 32
+    before_s: float = 8
+    expect_s: float = 20
+    after_s: float = 12
+    warmup: int = 200
+    restore: Callable[[Any], None] | None = field(default=None, compare=False)  # puts the cluster back for the next plan
+
+    def __post_init__(self) -> None:
+        check_kind(self.kind)
+
+
+def _budget_back(cores: float) -> Callable[[Any], None]:
+    return lambda cluster: cluster.set_node_cpu(cores)
+
+
+def _index(kind: str, records: int, rate: float, before: float, expect: float, after: float) -> TacticPlan:
+    return TacticPlan(f"create-index-{kind}", "query-by-tag", lambda: tactics.CreateIndex(kind), 1, 0.5, rate, records=records, tags=100,
+                      threads=16, before_s=before, expect_s=expect, after_s=after, warmup=10)
+
+
+QUICK = [
+    _index("sai", 5000, 30, 5, 10, 6),
+    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 300, replication=3,
+               before_s=5, expect_s=2, after_s=5),
+    TacticPlan("node-cpu-0.5", "read-heavy", lambda: tactics.SetNodeCpu(0.5), 3, 0.25, 600, before_s=5, expect_s=2, after_s=5,
+               restore=_budget_back(0.25)),
+    TacticPlan("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, before_s=5, expect_s=40, after_s=5),
+    TacticPlan("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=3000, before_s=5, expect_s=40, after_s=6),
+]
+
+CLASSROOM = [
+    _index("sai", 20000, 30, 8, 30, 12),
+    _index("2i", 20000, 30, 8, 30, 12),
+    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 600, records=5000, replication=3,
+               after_s=12, expect_s=2),
+    TacticPlan("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 400, records=5000, expect_s=50),
+]
+for _kind, _rate in (("read-heavy", 800), ("write-heavy", 800), ("scan", 200)):
+    CLASSROOM += [
+        TacticPlan(f"node-cpu-0.5-{_kind}", _kind, lambda: tactics.SetNodeCpu(0.5), 3, 0.25, _rate, records=5000, expect_s=2,
+                   restore=_budget_back(0.25)),
+        TacticPlan(f"add-node-{_kind}", _kind, tactics.AddNode, 3, 0.25, _rate, records=5000, expect_s=50, after_s=15),
+        TacticPlan(f"decommission-{_kind}", _kind, tactics.Decommission, 4, 0.25, _rate, records=5000, expect_s=60, after_s=15),
+    ]
+
+PLANS = {"quick": QUICK, "classroom": CLASSROOM}
+
+
+def plans(profile: str, only: list[str] | None = None) -> list[TacticPlan]:
+    if profile not in PLANS:
+        raise ConfigError(f"unknown profile {profile!r}; use one of: {', '.join(PLANS)}")
+    chosen = PLANS[profile]
+    if only:
+        unknown = set(only) - {p.key for p in chosen}
+        if unknown:
+            raise ConfigError(f"no tactic run named {', '.join(sorted(unknown))} in profile {profile}; there are: {', '.join(p.key for p in chosen)}")
+        chosen = [p for p in chosen if p.key in only]
+    return chosen
+
+
+class PlanRunner:
+    """Runs plans one after another on one local Cassandra cluster at a time: it starts a fresh cluster
+    whenever a plan starts from another size or budget than the running one has (an added node stays for
+    a following decommission), and stops it on `stop()` or leaving a `with` block."""
+
+    def __init__(self, progress: Callable[[str], None] | None = None, start_cluster: Callable[[int, float | None], Any] | None = None):
+        self.say = progress or (lambda message: None)
+        self._start = start_cluster or self._start_local
+        self.cluster: Any = None
+
+    @staticmethod
+    def _start_local(nodes: int, node_cpu: float | None) -> Any:
+        from ..clusters.local.cassandra import LocalCassandraCluster
+
+        return LocalCassandraCluster(nodes=nodes, node_cpu=node_cpu).start()
+
+    def cluster_for(self, nodes: int, node_cpu: float | None) -> Any:
+        c = self.cluster
+        if c is None or len(c.live_nodes()) != nodes or c.node_cpu != node_cpu:
+            self.stop()
+            self.say(f"starting {nodes} Cassandra node(s) at {node_cpu} core each")
+            self.cluster = self._start(nodes, node_cpu)
+        return self.cluster
+
+    def run(self, plan: TacticPlan, **changes: Any) -> TacticRun:
+        """One plan (with `changes` to its fields, e.g. rate=, threads=, nodes=) under load; the cluster stays up."""
+        if changes:
+            unknown = set(changes) - set(TacticPlan.__dataclass_fields__)
+            if unknown:
+                raise ConfigError(f"a tactic plan has no {', '.join(sorted(unknown))}; it has {', '.join(TacticPlan.__dataclass_fields__)}")
+            plan = replace(plan, **changes)
+        cluster = self.cluster_for(plan.nodes, plan.node_cpu)
+        workload = workload_for(plan.kind, cluster, records=plan.records, replication=plan.replication, tags=plan.tags)
+        self.say(f"[{plan.key}]")
+        run = run_under_load(cluster, workload, plan.make(), kind=plan.kind, rate=plan.rate, threads=plan.threads, before_s=plan.before_s,
+                             expect_s=plan.expect_s, after_s=plan.after_s, warmup=plan.warmup, progress=self.say)
+        run.labels["run"] = plan.key
+        if plan.restore is not None:
+            plan.restore(cluster)
+        return run
+
+    def stop(self) -> None:
+        if self.cluster is not None:
+            self.cluster.stop()
+            self.cluster = None
+
+    def __enter__(self) -> "PlanRunner":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def run_plans(chosen: list[TacticPlan], progress: Callable[[str], None] | None = None) -> list[TacticRun]:
+    """Every plan in order (PlanRunner), the cluster stopped at the end."""
+    with PlanRunner(progress) as runner:
+        return [runner.run(plan) for plan in chosen]

@@ -1,0 +1,86 @@
+"""The tactic plans (one list for the notebook and the benchmark), the runner that keeps one cluster
+across them, the `labkit tactics` command and the notebook's panel, without a server."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from labkit.cli import app
+from labkit.errors import ConfigError, LabkitError
+from labkit.tactics.plans import PLANS, PlanRunner, TacticPlan, plans
+from labkit.tactics.cassandra import SetNodeCpu
+from labkit.widgets import TacticPanel
+
+
+def test_every_profile_names_its_runs_once_and_the_benchmark_covers_the_issue():
+    for profile, chosen in PLANS.items():
+        keys = [p.key for p in chosen]
+        assert len(keys) == len(set(keys)), profile
+    classroom = {(p.make().name, p.kind) for p in PLANS["classroom"]}
+    assert ("create-index", "query-by-tag") in classroom and ("raise-replication", "write-heavy") in classroom
+    assert {kind for name, kind in classroom if name == "add-node"} == {"read-heavy", "write-heavy", "scan"}
+
+
+def test_unknown_profiles_runs_and_kinds_are_refused_with_the_choices():
+    with pytest.raises(ConfigError, match="quick, classroom"):
+        plans("huge")
+    with pytest.raises(ConfigError, match="there are: create-index-sai"):
+        plans("quick", ["nope"])
+    with pytest.raises(ConfigError, match="read-heavy"):
+        TacticPlan("x", "sideways", lambda: SetNodeCpu(1), 1, 0.5, 10)
+
+
+class FakeCluster:
+    def __init__(self, nodes, node_cpu):
+        self.nodes, self.node_cpu, self.stopped = nodes, node_cpu, False
+
+    def live_nodes(self):
+        return [] if self.stopped else list(range(self.nodes))
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_the_runner_keeps_a_cluster_of_the_right_size_and_budget_and_replaces_it_otherwise():
+    started = []
+
+    def start(nodes, node_cpu):
+        started.append(FakeCluster(nodes, node_cpu))
+        return started[-1]
+
+    with PlanRunner(start_cluster=start) as runner:
+        a = runner.cluster_for(3, 0.25)
+        assert runner.cluster_for(3, 0.25) is a
+        a.nodes = 4  # a node was added by the last tactic: a plan starting from 4 nodes goes on with it
+        assert runner.cluster_for(4, 0.25) is a
+        b = runner.cluster_for(1, 0.5)
+        assert a.stopped and b is not a
+    assert b.stopped and len(started) == 2
+
+
+def test_the_runner_refuses_a_change_to_a_field_a_plan_does_not_have():
+    with pytest.raises(ConfigError, match="no speed"):
+        PlanRunner(start_cluster=FakeCluster).run(PLANS["quick"][0], speed=3)
+
+
+def test_labkit_tactics_lists_the_runs_and_refuses_unknown_ones():
+    result = CliRunner().invoke(app, ["tactics"])
+    assert result.exit_code == 0 and "create-index-sai" in result.output and "add-node" in result.output
+    result = CliRunner().invoke(app, ["tactics", "nope"])
+    assert result.exit_code == 2 and "no tactic run named nope" in result.output
+
+
+def test_the_panel_shows_an_error_and_keeps_earlier_runs():
+    class Failing:
+        def run(self, plan, **changes):
+            assert changes == {"rate": 123.0, "threads": 16, "nodes": 1}
+            raise LabkitError("port 9042 is taken")
+
+    panel = TacticPanel(Failing(), PLANS["quick"])
+    panel.runs.append("earlier")
+    panel.rate.value = 123
+    assert panel.run() is None
+    assert "port 9042 is taken" in panel.status.value and panel.runs == ["earlier"] and not panel.button.disabled
+    panel.choice.value = "add-node"
+    assert (panel.nodes.value, panel.rate.value) == (3, 400)
