@@ -26,7 +26,8 @@ def setup_text(summary: dict[str, Any]) -> str:
 
 def tactic_figure(timeline: pd.DataFrame | list[dict[str, Any]], summary: dict[str, Any], height: int = 720) -> go.Figure:
     """Three panels over the run's seconds: transactions/s (offered load dashed, failed ones as red bars),
-    p95/p99 from the scheduled start (log scale) and the nodes' CPU; the tactic's span shaded."""
+    p95/p99 from the scheduled start (log scale) and the nodes' CPU; the tactic's span shaded (orange), and
+    the settling seconds after it (pale)."""
     frame = pd.DataFrame(timeline)
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.35, 0.4, 0.25],
                         subplot_titles=("transactions / s", "latency from the scheduled start (ms, log)", "CPU (cores)"))
@@ -48,9 +49,14 @@ def tactic_figure(timeline: pd.DataFrame | list[dict[str, Any]], summary: dict[s
     start, effective = summary.get("started_s"), summary.get("effective_s")
     if start is not None and not pd.isna(start):
         end = effective if effective is not None and not pd.isna(effective) else frame["second"].max() + 1
+        settle = summary.get("settle_s") or 0
         for row in (1, 2, 3):
             fig.add_vrect(x0=start, x1=end, fillcolor="orange", opacity=0.18, line_width=0, row=row, col=1)
+            if settle and effective is not None and not pd.isna(effective):
+                fig.add_vrect(x0=effective, x1=effective + settle, fillcolor="gold", opacity=0.12, line_width=0, row=row, col=1)
         took = "" if effective is None or pd.isna(effective) else f" -> effective at {effective:.1f} s ({effective - start:.1f} s)"
+        if settle and took:
+            took += f", then {settle:g} s settling"
         fig.add_annotation(x=start, y=1.0, yref="paper", xanchor="left", showarrow=False, text=f"started at {start:.1f} s{took}",
                            font=dict(size=11, color="darkorange"))
     fig.update_layout(

@@ -76,6 +76,7 @@ class Advisor:
             took_s=("took_s", "median"),
             p95_during_vs_before=("p95_during_vs_before", "median"),
             errors_during=("during_errors", "median"),
+            **({"p95_settling_vs_before": ("p95_settling_vs_before", "median")} if "p95_settling_vs_before" in good else {}),
         ).reset_index()
         return table
 
@@ -97,7 +98,9 @@ class Advisor:
         lines = [f"the mix looks {kind}; measured under that load ({goal} gain = {'p95 before / after' if goal == 'latency' else 'throughput after / before'}):"]
         for _i, r in measured.sort_values(gain_col, ascending=False, na_position="last").iterrows():
             lines.append(f"{r['tactic']}: gain {r[gain_col]}x over {r['runs']} run(s); cost: took {r['took_s']:.1f} s, "
-                         f"p95 while it ran {r['p95_during_vs_before']}x the p95 before, {r['errors_during']:.0f} failed transactions meanwhile")
+                         f"p95 while it ran {r['p95_during_vs_before']}x the p95 before"
+                         + (f" ({r['p95_settling_vs_before']}x while it settled)" if pd.notna(r.get("p95_settling_vs_before")) else "")
+                         + f", {r['errors_during']:.0f} failed transactions meanwhile")
         best = measured.dropna(subset=[gain_col]).sort_values(gain_col, ascending=False)
         if best.empty or best.iloc[0][gain_col] < MIN_GAIN:
             lines.append(f"none of them made {goal} at least {MIN_GAIN}x better: no tactic recommended")

@@ -62,10 +62,12 @@ class CreateIndex(Tactic):
                               "only its table has the tag column the index is made for")
 
     def prepare(self, cluster: Any, workload: Any) -> None:
-        table, index = self._names(workload)
+        """The run starts with no index at all on the table (an earlier run's, of either kind, would answer the queries)."""
         session = workload.session
-        if session.cluster.metadata.keyspaces.get(KEYSPACE) is not None:
-            cql.execute_ddl(session, f"DROP INDEX IF EXISTS {KEYSPACE}.{index}")  # the run starts without it
+        rows = session.execute("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = %s AND table_name = %s",
+                               (KEYSPACE, workload.table))
+        for r in rows:
+            cql.execute_ddl(session, f"DROP INDEX IF EXISTS {KEYSPACE}.{r.index_name}")
 
     def apply(self, cluster: Any, workload: Any) -> None:
         table, index = self._names(workload)
@@ -103,6 +105,7 @@ class AddNode(Tactic):
     name = "add-node"
     title = "add a node (bootstrap and stream)"
     changes_nodes = 1
+    settle_s = 10.0  # measured here: a joined node's first seconds (cold JIT under its budget, the ring changing) queue requests
 
     def check(self, cluster: Any, workload: Any) -> None:
         _needs_local(cluster, self.name)
@@ -127,6 +130,7 @@ class Decommission(Tactic):
     name = "decommission"
     title = "decommission a node (stream its data away)"
     changes_nodes = -1
+    settle_s = 10.0  # the remaining nodes take over the leaving node's ranges and its clients' requests
 
     def __init__(self, which: int | str | None = None):
         self.which = which  # None: the newest node

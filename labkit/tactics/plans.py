@@ -59,7 +59,7 @@ QUICK = [
 CLASSROOM = [
     _index("sai", 20000, 30, 8, 30, 12),
     _index("2i", 20000, 30, 8, 30, 12),
-    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 600, records=5000, replication=3,
+    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 400, records=5000, replication=3,
                after_s=12, expect_s=2),
     TacticPlan("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 400, records=5000, expect_s=50),
 ]

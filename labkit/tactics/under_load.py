@@ -19,7 +19,7 @@ from ..runner.result import RunResult
 from .base import Tactic
 from .sampler import CpuSampler
 
-WINDOWS = ("before", "during", "after")
+WINDOWS = ("before", "during", "settling", "after")
 
 
 @dataclass
@@ -29,6 +29,7 @@ class TacticRun:
 
     tactic: str
     title: str
+    settle_s: float  # seconds after the effect kept out of `after` (Tactic.settle_s)
     workload: str  # the workload's kind (read-heavy, update-heavy, write-heavy, scan, query-by-tag)
     offered: float  # transactions per second the client schedules
     labels: dict[str, Any]  # engine, server_version, provider, nodes_before/after, node_cpu_before/after, threads
@@ -49,15 +50,17 @@ class TacticRun:
         return self.effective_s - self.started_s
 
     def bounds(self) -> dict[str, tuple[int, int]]:
-        """Whole seconds of each window: before = [1, start), during = [start, effective], after = the rest
-        (second 0 is left out: the first second of a released client ramps up)."""
+        """Whole seconds of each window: before = [1, start), during = [start, effective], settling = the
+        tactic's settle_s after that, after = the rest but the last, partial second (second 0 is left
+        out: the first second of a released client ramps up)."""
         last = len(self.result.timeline_rows())
         if self.started_s is None:
-            return {"before": (1, last), "during": (last, last), "after": (last, last)}
+            return {"before": (1, last), "during": (last, last), "settling": (last, last), "after": (last, last)}
         start = max(1, int(self.started_s))
         effective = min(last, math.ceil(self.effective_s)) if self.effective_s is not None else last
-        end = max(effective, last - 1 if last - effective > 2 else last)  # the last second is partial
-        return {"before": (1, start), "during": (start, max(start, effective)), "after": (effective, end)}
+        end = max(effective, last - 1 if last - effective > 2 else last)
+        settled = min(end, effective + math.ceil(self.settle_s))
+        return {"before": (1, start), "during": (start, max(start, effective)), "settling": (effective, settled), "after": (settled, end)}
 
     def window_of(self, second: int) -> str:
         for name, (first, last) in self.bounds().items():
@@ -139,6 +142,7 @@ class TacticRun:
             extra = round((during["server_cores"] - before["server_cores"]) * during["seconds"], 2)
         row = {
             **self.labels, "tactic": self.tactic, "tactic_title": self.title, "workload_kind": self.workload, "offered": self.offered,
+            "settle_s": self.settle_s,
             "started_s": None if self.started_s is None else round(self.started_s, 2),
             "effective_s": None if self.effective_s is None else round(self.effective_s, 2),
             "took_s": None if self.took_s is None else round(self.took_s, 2),
@@ -148,6 +152,7 @@ class TacticRun:
             "throughput_after_vs_before": ratio(after["throughput"], before["throughput"]),
             "p95_after_vs_before": ratio(after["p95_ms"], before["p95_ms"]),
             "p95_during_vs_before": ratio(during["p95_ms"], before["p95_ms"]),
+            "p95_settling_vs_before": ratio(w["settling"]["p95_ms"], before["p95_ms"]),
             "server_cpu_per_tx_after_vs_before": ratio(after["server_cpu_ms_per_tx"], before["server_cpu_ms_per_tx"]),
             "extra_server_core_s_during": extra,
             "verify_ok": None if self.result.verification is None else self.result.verification.ok,
@@ -264,7 +269,7 @@ def run_under_load(
         node_cpu[second] = next((b for t, b in reversed(changes) if t <= at), changes[0][1] if changes else None)
     labels.update(_labels(cluster, "after"))
     return TacticRun(
-        tactic=tactic.name, title=tactic.title, workload=kind, offered=float(rate), labels=labels, result=result,
+        tactic=tactic.name, title=tactic.title, settle_s=tactic.settle_s, workload=kind, offered=float(rate), labels=labels, result=result,
         started_s=since("started"), effective_s=since("effective"), evidence=moments.get("evidence", {}), evidence_after=evidence_after,
         error=moments.get("error"), cpu=sampler.per_second(origin), node_cpu=node_cpu,
     )

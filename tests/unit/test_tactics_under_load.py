@@ -163,3 +163,12 @@ def test_timeline_keeps_latency_from_the_scheduled_start_per_second_and_over_the
     assert rows[0]["transactions"] == 2 and 4900 <= rows[0]["intended_p99_us"] <= 5100
     assert rows[1]["transactions"] == 1 and rows[1]["intended_p95_us"] is None
     assert t.window(0, 2).get_total_count() == 3 and t.window(0, 2, intended=True).get_total_count() == 2
+
+
+def test_a_tactic_that_settles_keeps_its_first_seconds_after_the_effect_out_of_after():
+    tactic = Speedup(takes=0.5)
+    tactic.settle_s = 2
+    r = run_under_load(FakeCluster(), SlowThenFast(), tactic, kind="read-heavy", rate=50, threads=4, before_s=2, expect_s=1, after_s=4, warmup=0)
+    b = r.bounds()
+    assert b["settling"][1] - b["settling"][0] == 2 and b["after"][0] == b["settling"][1]
+    assert r.windows()["settling"]["seconds"] == 2 and r.row()["settle_s"] == 2
