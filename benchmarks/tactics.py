@@ -8,7 +8,7 @@ Runs, in order: a storage-attached and a legacy index created under queries by a
 0.5 core, 20,000 records); the client switched from ONE to QUORUM (RF 3); the replication factor raised
 from 1 to 3 with a repair, under inserts; and for a read-heavy, a write-heavy and a scan load on 3 nodes
 of 0.25 core: each node's budget raised to 0.5 core, a fourth node added, and that node decommissioned.
-Writes results/tactics.csv (one row per run), results/tactics_timeline.csv (per second), results/tactics.md
+Writes results/tactics.csv (one row per run, every column), results/tactics_timeline.csv (per second), results/tactics.md
 and one figure per run (results/tactics_<run>.html/.png).
 """
 
@@ -30,7 +30,7 @@ from labkit.tactics.plans import plans, run_plans  # noqa: E402
 OUT = Path(__file__).resolve().parent / "results"
 COLUMNS = ["run", "engine", "server_version", "provider", "nodes_before", "nodes_after", "node_cpu_before", "node_cpu_after", "threads",
            "tactic", "workload_kind", "offered", "started_s", "took_s", "effective_within_run", "tactic_error", "evidence",
-           "before_throughput", "during_throughput", "after_throughput", "before_p95_ms", "during_p95_ms", "after_p95_ms",
+           "before_throughput", "during_throughput", "after_throughput", "before_p95_ms", "during_p95_ms", "settling_p95_ms", "after_p95_ms",
            "during_errors", "before_server_cpu_ms_per_tx", "after_server_cpu_ms_per_tx", "extra_server_core_s_during",
            "p95_during_vs_before", "p95_after_vs_before", "throughput_after_vs_before", "before_limit", "during_limit", "after_limit",
            "verify_ok"]
@@ -47,9 +47,11 @@ def main() -> None:
     for r, row in zip(runs, rows):
         save_figure(tactic_figure(r.timeline_rows(), row), OUT / f"{stem}_{r.labels['run']}", height=720)
     table = df[COLUMNS].copy()
-    for col in ("before_p95_ms", "during_p95_ms", "after_p95_ms"):
+    for col in ("before_p95_ms", "during_p95_ms", "settling_p95_ms", "after_p95_ms"):
         table[col] = table[col].round(1)
     write(table, OUT, stem, f"Tactics under load ({profile}): timelines, cost while running, gain afterwards", machine(), command)
+    df.insert(0, "machine", machine())
+    df.to_csv(OUT / f"{stem}.csv", index=False)  # every column of TacticRun.row(), the settling window's too (the .md keeps the main ones)
     advice = Advisor(rows).table()
     with open(OUT / f"{stem}.md", "a") as f:
         f.write("\n## What the advisor reads from these runs\n\n" + advice.to_markdown(index=False) + "\n")

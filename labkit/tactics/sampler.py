@@ -33,9 +33,9 @@ class CpuSampler:
         psutil.cpu_percent(interval=None)
         last_t, last = time.monotonic(), {n: cpu_seconds(p) for n, p in self._processes().items()}
         while not self._stop.wait(self.interval_s):
-            now = time.monotonic()
             procs = self._processes()
             cpu = {n: cpu_seconds(p) for n, p in procs.items()}
+            now = time.monotonic()  # after the readings: a slow look-up must not count CPU time against a shorter span
             span = now - last_t
             nodes = {n: round((c - last[n]) / span, 3) for n, c in cpu.items() if c is not None and last.get(n) is not None}
             self.samples.append({"t": now, "machine_busy": psutil.cpu_percent(interval=None) / 100.0, "nodes": nodes})
