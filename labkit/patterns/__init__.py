@@ -16,6 +16,7 @@ PACKAGES: dict[str, str] = {
     "index-table": "labkit.patterns.index_table",
     "enumerable-keys": "labkit.patterns.enumerable_keys",
     "fan-out": "labkit.patterns.fan_out",
+    "distorted-replicas": "labkit.patterns.distorted_replicas",
 }
 """pattern name -> package, for the patterns `labkit run` offers (in the notebooks' order)."""
 PATTERNS = tuple(PACKAGES)

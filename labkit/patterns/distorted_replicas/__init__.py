@@ -1,0 +1,49 @@
+"""Distorted Replicas: one bibliography stored in more than one shape, each fast for one kind of request
+(document 002). Five phases: `read` and `update` touch 1-3 attribute groups of a publication (one wide
+record vs vertical partitions), `by-author` lists an author's publications (an index on the aggregate vs a
+replica rooted at authors), `publish` measures what keeping every shape in step costs a write, and `route`
+lists an author's publications from two shards (ask every shard vs ask where a counting Bloom filter says
+the author may be). The engine-neutral part is in `core` (and `bloom`), Cassandra's in `cassandra`."""
+
+from __future__ import annotations
+
+from ..description import Pattern, Setting, Size
+from .bloom import CountingBloomFilter
+from .core import APPROACHES, GROUP_NAMES, GROUPS, NAME, PHASES, Corpus, Placement
+
+QUICK = {"publications": 2000}
+CLASSROOM = {"publications": 20000}  # the source: 3.1 million DBLP publications
+
+PATTERN = Pattern(
+    name=NAME,
+    title="Distorted Replicas",
+    package=__name__,
+    phases=PHASES,
+    approaches=APPROACHES,
+    engines=("cassandra",),
+    settings=(
+        Setting("publications", 2000, 100, 1_000_000, "publications of the seeded bibliography loaded before the run", step=100),
+        Setting("groups", 1, 1, 3, "attribute groups (text, people, venue) each read or update touches", phases=("read", "update")),
+        Setting("replication", 1, 1, 3, "replication factor of the pattern's keyspace", phases=("read", "update", "by-author", "publish")),
+        Setting("bits_per_key", 10, 1, 32, "size of each shard's counting Bloom filter: buckets per author it starts with", phases=("route",)),
+    ),
+    sizes={
+        "quick": {
+            "read": Size("read", (1,), (4, 16), 600, {**QUICK, "groups": 1}, warmup=100),
+            "update": Size("update", (1,), (4, 16), 600, {**QUICK, "groups": 1}),
+            "by-author": Size("by-author", (1, 3), (4, 16), 400, QUICK, warmup=50),
+            "publish": Size("publish", (1,), (4, 16), 400, QUICK),
+            "route": Size("route", (2,), (4, 16), 600, QUICK, warmup=100),
+        },
+        "classroom": {
+            "read": Size("read", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}, warmup=400),
+            "update": Size("update", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}),
+            "by-author": Size("by-author", (1, 2, 4), (8, 32, 64), 2000, CLASSROOM, warmup=200),
+            "publish": Size("publish", (3,), (8, 32), 2000, {"publications": 5000}),
+            "route": Size("route", (2, 4), (8, 32, 64), 4000, CLASSROOM, warmup=400),
+        },
+    },
+    main_phase="read",
+)
+
+__all__ = ["PATTERN", "APPROACHES", "GROUPS", "GROUP_NAMES", "NAME", "PHASES", "Corpus", "CountingBloomFilter", "Placement"]
