@@ -5,13 +5,14 @@ from __future__ import annotations
 import pandas as pd
 
 
-def verification_report(df: pd.DataFrame) -> str:
-    """Per run: approach, nodes, threads, ok or FAILED, and the counts verify() compared.
+def verification_report(df: pd.DataFrame, by: tuple[str, ...] = ()) -> str:
+    """Per run: approach, nodes, threads (and the `by` columns, e.g. a setting the runs differ in), ok or
+    FAILED, and the counts verify() compared.
 
     Deterministic for given parameters (no timings), so nbval can compare it with the stored output."""
     if df.empty:
         return "no runs yet"
-    columns = [c for c in ("phase", "approach", "nodes", "threads") if c in df]
+    columns = [c for c in ("phase", *by, "approach", "nodes", "threads") if c in df]
     lines = []
     for row in df.sort_values(columns).to_dict("records"):
         where = " ".join(f"{c}={row[c]}" for c in columns)

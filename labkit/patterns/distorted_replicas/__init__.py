@@ -32,7 +32,7 @@ PATTERN = Pattern(
             "read": Size("read", (1,), (4, 16), 600, {**QUICK, "groups": 1}, warmup=100),
             "update": Size("update", (1,), (4, 16), 600, {**QUICK, "groups": 1}),
             "by-author": Size("by-author", (1, 3), (4, 16), 400, QUICK, warmup=50),
-            "publish": Size("publish", (1,), (4, 16), 400, QUICK),
+            "publish": Size("publish", (3,), (4, 16), 400, QUICK),
             "route": Size("route", (2,), (4, 16), 600, QUICK, warmup=100),
         },
         "classroom": {

@@ -476,21 +476,20 @@ def storage_cost(cluster: Any, keyspace: str = KEYSPACE) -> list[dict[str, Any]]
     names = [n.name for n in cluster.nodes]
     shapes = {"publications": "aggregate (by publication)", **{t: f"vertical part: {g}" for g, t in VERTICAL.items()},
               "publications_by_author": "second aggregate root (by author)"}
-    for name in names:
+    live: dict[str, int] = {t: 0 for t in shapes}
+    partitions: dict[str, int] = {t: 0 for t in shapes}
+    for name in names:  # one flush and one tablestats per node: each nodetool call starts a JVM
         nodetool(name, "flush", keyspace)
-    rows = []
-    for table, shape in shapes.items():
-        live = partitions = 0
-        for name in names:
-            text = nodetool(name, "tablestats", f"{keyspace}.{table}")
-            for line in text.splitlines():
-                line = line.strip()
-                if line.startswith("Space used (live):"):
-                    live += int(line.split(":")[1].strip().split()[0])
-                elif line.startswith("Number of partitions (estimate):"):
-                    partitions += int(line.split(":")[1].strip())
-        rows.append({"table": table, "shape": shape, "partitions (estimate)": partitions, "bytes on disk": live})
-    return rows
+        table = None
+        for line in nodetool(name, "tablestats", keyspace).splitlines():
+            line = line.strip()
+            if line.startswith("Table: "):
+                table = line.split(":", 1)[1].strip()
+            elif table in shapes and line.startswith("Space used (live):"):
+                live[table] += int(line.split(":")[1].strip().split()[0])
+            elif table in shapes and line.startswith("Number of partitions (estimate):"):
+                partitions[table] += int(line.split(":")[1].strip())
+    return [{"table": t, "shape": shape, "partitions (estimate)": partitions[t], "bytes on disk": live[t]} for t, shape in shapes.items()]
 
 
 def workload(approach: str, phase: str, cluster: Any, operations: int, publications: int, groups: int = 1,

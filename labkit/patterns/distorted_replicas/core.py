@@ -204,8 +204,13 @@ class Placement:
         return sorted({a for pubs in self.final().values() for p in pubs for a in p.authors})
 
     def expected(self, author: str) -> list[str]:
-        """Ids of `author`'s remaining publications, sorted, wherever they are."""
-        return sorted(pid for pid, _s in self.shard.items() if author in self.corpus.by_id[pid].authors)
+        """Ids of `author`'s remaining publications, sorted, wherever they are (from an index built once:
+        every routed query is checked against it, so it must cost the client next to nothing)."""
+        index = getattr(self, "_remaining_by_author", None)
+        if index is None:
+            index = Corpus.by_author([self.corpus.by_id[pid] for pid in self.shard])
+            self._remaining_by_author = index
+        return index.get(author, [])
 
     def build_filters(self) -> list[CountingBloomFilter]:
         """One counting filter per shard, sized for the authors it starts with, then kept in step with every
@@ -225,3 +230,25 @@ class Placement:
                 if what == "move":
                     filters[to].add(a)
         return filters
+
+
+def filter_sizes(publications: int, bits_per_key: tuple[float, ...] = (1, 2, 4, 6, 8, 10, 12, 16)) -> list[dict[str, Any]]:
+    """For each filter size: the false-positive rate measured over every author a shard does not hold (and
+    the textbook estimate), and how many of the two shards a routed query asks, on the route phase's
+    placement after its moves and withdrawals. No server needed: the filters are the router's own."""
+    rows = []
+    for bits in bits_per_key:
+        placement = Placement(Corpus(publications), bits_per_key=bits)
+        filters = placement.build_filters()
+        authors = placement.authors()
+        held = [{a for p in pubs for a in p.authors} for pubs in placement.final().values()]
+        rates = [sum(f.might_contain(a) for a in authors if a not in h) / max(1, sum(1 for a in authors if a not in h)) for f, h in zip(filters, held)]
+        rows.append({
+            "bits per author": bits, "hashes": filters[0].k, "filter bytes (all shards)": sum(f.size_bytes for f in filters),
+            "false-positive rate (measured)": round(sum(rates) / len(rates), 4),
+            "false-positive rate (estimate)": round(sum(f.expected_false_positive_rate(len(h)) for f, h in zip(filters, held)) / len(filters), 4),
+            "shards asked per query": round(sum(sum(f.might_contain(a) for f in filters) for a in authors) / len(authors), 3),
+            "shards holding the author": round(sum(sum(a in h for h in held) for a in authors) / len(authors), 3),
+            "shards asked without filters": len(filters),
+        })
+    return rows
