@@ -81,22 +81,33 @@ def provision(engine: str = typer.Argument("cassandra", help=ENGINE_HELP)) -> No
 @app.command()
 def up(
     engine: str = typer.Argument(..., help=ENGINE_HELP),
-    nodes: int = typer.Option(1, "--nodes", "-n", min=1, max=8, help="Number of nodes (1-8)."),
+    nodes: int = typer.Option(None, "--nodes", "-n", min=1, max=8, help="Number of nodes (1-8; default 1, or an external cluster's own count)."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
-    dcs: int = typer.Option(1, "--dcs", min=1, max=2, help="Datacenters to split the nodes into (1 or 2)."),
+    dcs: int = typer.Option(None, "--dcs", min=1, max=2, help="Datacenters to split the nodes into (1 or 2)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
+    hosts: str = typer.Option(None, "--hosts", help="--provider external: contact points of your cluster, HOST[,HOST]. "
+                              "Credentials and TLS from LABKIT_CASSANDRA_USERNAME/PASSWORD (or LABKIT_CASSANDRA_CREDENTIALS) and LABKIT_CASSANDRA_TLS_CA."),
+    port: int = typer.Option(None, "--port", help="--provider external: the CQL port (default 9042)."),
+    dc: str = typer.Option(None, "--dc", help="--provider external: talk to this datacenter only."),
 ) -> None:
-    """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload."""
-    from .clusters import provider_for
+    """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload (with --provider
+    external: check and record a cluster you already have; labkit never stops or resizes it)."""
+    from .clusters import choose_provider, provider_for
     from .clusters.local.budgets import check_cores
 
     try:
         check_cores(node_cpu)
         cluster_cls = provider_for(engine, provider)
-        cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs, node_cpu=node_cpu)
+        external = (provider if provider != "auto" else choose_provider(engine)[0]) == "external"
+        if external:
+            cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs, node_cpu=node_cpu, hosts=hosts, port=port, dc=dc)
+        else:
+            if hosts or port or dc:
+                raise ConfigError("--hosts, --port and --dc describe a cluster you already have: use them with --provider external")
+            cluster = cluster_cls.start_from_cli(nodes=nodes or 1, dcs=dcs or 1, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
-    typer.echo(f"up: {cluster.info().display}")
+    typer.echo(f"up: {cluster.info().display}" + ("  (recorded; `labkit down` forgets it and stops nothing)" if cluster.info().provider == "external" else ""))
 
 
 @app.command()
@@ -113,6 +124,8 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addr
         return
     for c in clusters:
         typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
+        if c.get("error"):
+            typer.echo(f"  not reachable now: {c['error']}")
         for node in c.get("nodes", []):
             budget = node.get("node_cpu")
             cpu = f"cpu budget {budget:g} core" if budget else "no cpu budget"
@@ -125,7 +138,7 @@ def down() -> None:
     from .clusters.registry import stop_all
 
     stopped = stop_all()
-    typer.echo("nothing to stop" if not stopped else "stopped: " + ", ".join(stopped))
+    typer.echo("nothing to stop" if not stopped else "stopped: " + ", ".join(stopped))  # an external cluster is named as forgotten
 
 
 def _processes_option(text: str) -> int | str:

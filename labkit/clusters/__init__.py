@@ -18,6 +18,7 @@ IMPLEMENTED: dict[tuple[str, str], str] = {
     ("cassandra", "local"): "labkit.clusters.local.cassandra:LocalCassandraCluster",
     ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
     ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
+    ("cassandra", "external"): "labkit.clusters.external.cassandra:ExternalCassandraCluster",
     ("mongodb", "compose"): "labkit.clusters.compose.provider:ComposeMongoCluster",
     ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
     ("mongodb", "standin"): "labkit.clusters.standin.mongodb:StandinMongo",

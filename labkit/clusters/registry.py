@@ -58,5 +58,6 @@ def stop_all() -> list[str]:
     stopped = []
     for meta, cls, directory in _recorded_clusters():
         cls.stop_state_dir(directory)
-        stopped.append(meta.get("name", directory.name))
+        name = meta.get("name", directory.name)
+        stopped.append(f"{name} (forgotten: labkit did not start it, so nothing was stopped)" if meta.get("provider") == "external" else name)
     return stopped

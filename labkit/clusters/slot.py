@@ -21,6 +21,8 @@ class ClusterSlot:
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
         self.cluster: Any = None
         self._node_cpu = node_cpu
+        self.fixed_nodes: int | None = None
+        """The node count of a cluster labkit cannot resize (an external one), else None."""
 
     @classmethod
     def for_engine(
@@ -32,7 +34,10 @@ class ClusterSlot:
         from .local.budgets import check_cores
 
         cluster_class = provider_for(engine, provider)
-        return cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
+        slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
+        fixed = getattr(cluster_class, "fixed_size", None)  # a cluster labkit did not start keeps its own size
+        slot.fixed_nodes = fixed() if callable(fixed) else None
+        return slot
 
     @property
     def node_cpu(self) -> float | None:

@@ -107,7 +107,13 @@ class ControlPanel:
             options=list(NODE_CPU_CHOICES), description="CPU per node", style=style,
             tooltip="Each node's CPU budget: a budgeted node is a small machine of its own, so more nodes add capacity",
         )
-        self.node_cpu = size.node_cpu if size and size.node_cpu else slot.node_cpu
+        fixed = getattr(slot, "fixed_nodes", None)
+        if fixed:  # a cluster labkit did not start: its size is its own, and budgets are not the lab's to set
+            self.nodes.value, self.nodes.max = fixed, max(self.nodes.max, fixed)
+            self.nodes.disabled = True
+            self.nodes.tooltip = f"external cluster: {fixed} nodes; labkit does not resize a cluster it did not start"
+            self.cpu_per_node.disabled = True
+        self.node_cpu = None if fixed else (size.node_cpu if size and size.node_cpu else slot.node_cpu)
         multiple = pattern.operations_multiple
         self.operations = w.BoundedIntText(value=operations, min=multiple, max=max(max_operations, operations), step=100 if multiple == 1 else 2 * multiple,
                                            description="operations", style=style, layout=w.Layout(width="260px"))
@@ -119,6 +125,9 @@ class ControlPanel:
         self.cluster_line = w.HTML(value="<b>cluster:</b> not started yet (Run starts it with the node count above)")
         self.status = w.HTML(value="")
         self.warning = w.HTML(value="")
+        if fixed:
+            self.status.value = (f"<i>external cluster ({fixed} nodes): the node slider and CPU budgets are off, because labkit does not resize "
+                                 "or budget a cluster it did not start</i>")
         title = title or f"{pattern.title} · phase {self.phase}"
         self.figure = self._empty_figure(title)
         self.run_button.on_click(lambda _b: self.run(wait=False))

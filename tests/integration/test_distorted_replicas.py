@@ -1,4 +1,5 @@
-"""Distorted Replicas on a real two-datacenter Cassandra (a shard per datacenter for the route phase): every
+"""Distorted Replicas on a real two-datacenter Cassandra (a shard per datacenter for the route phase; statements
+typed here run at ONE, like the workload's, since LOCAL_ONE finds no replica of some ranges in either datacenter): every
 shape holds the same facts after reads, updates, inserts and deletions, the filters miss nobody, and the
 servers' traces show what each shape costs a request."""
 
@@ -51,7 +52,7 @@ def test_updates_land_and_verify_notices_a_lost_one(cluster, approach):
     table = "publications" if approach == "naive" else dr.VERTICAL["text"]
     text_group = "text" if "text" in groups else None
     assert text_group, "transaction 0 touches the text group"
-    w.session.execute(f"UPDATE {dr.KEYSPACE}.{table} SET title = %s WHERE pub_id = %s", (pub.title, pub.pub_id))  # undo one update
+    w.session.execute(dr.at_one(f"UPDATE {dr.KEYSPACE}.{table} SET title = %s WHERE pub_id = %s"), (pub.title, pub.pub_id))  # undo one update
     v = w.verify()
     w.close_process()
     assert not v.ok and any("updates lost" in p for p in v.problems), v.problems
@@ -81,7 +82,8 @@ def test_publish_keeps_every_shape_in_step_through_inserts_and_deletions(cluster
     if approach == "pattern":
         assert set(r.ops) == {"publish_batch", "withdraw_batch"}
         gone = next(p for kind, p in w.corpus.publish_ops(200) if kind == "insert")
-        w.session.execute(f"DELETE FROM {dr.WRITES_KEYSPACE}.publications_by_author WHERE author = %s AND pub_id = %s", (gone.authors[0], gone.pub_id))
+        w.session.execute(dr.at_one(f"DELETE FROM {dr.WRITES_KEYSPACE}.publications_by_author WHERE author = %s AND pub_id = %s"),
+                          (gone.authors[0], gone.pub_id))
         v = w.verify()
         w.close_process()
         assert not v.ok and any("by_author" in p for p in v.problems), v.problems

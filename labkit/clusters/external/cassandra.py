@@ -1,0 +1,192 @@
+"""An existing Cassandra cluster, reached through contact points (`labkit up cassandra --provider external
+--hosts ...`, or LABKIT_CASSANDRA_HOSTS); credentials and TLS come from the environment (engines.cassandra
+security_options). The lab records where it is so that `status`, sweeps and panels find it, and forgets it
+on `labkit down`: nothing is ever stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...engines import cassandra as cql
+from ...errors import ConfigError, LabkitError, NotAvailableError
+from ..base import ClusterInfo, clusters_dir
+
+NAME = "external-cassandra"
+HOSTS_ENV = "LABKIT_CASSANDRA_HOSTS"
+NOT_OURS = "labkit did not start this cluster, so it does not {what} it"
+
+
+@dataclass(frozen=True)
+class ExternalNode:
+    """A node as the cluster itself reports it (system.local and system.peers)."""
+
+    name: str
+    address: str
+    dc: str
+    state: str = "UP"
+
+
+def state_dir() -> Path:
+    return clusters_dir() / NAME
+
+
+def record(hosts: list[str], port: int = 9042, dc: str | None = None) -> Path:
+    """Remember where the external cluster is (the state file `status`, sweeps and panels read)."""
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "cluster.json"
+    path.write_text(json.dumps({"name": NAME, "engine": "cassandra", "provider": "external", "hosts": hosts, "port": port, "dc": dc}, indent=2))
+    return path
+
+
+def recorded() -> dict[str, Any] | None:
+    path = state_dir() / "cluster.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _hosts_option(hosts: Any) -> list[str]:
+    if isinstance(hosts, str):
+        hosts = [h.strip() for h in hosts.split(",")]
+    return [h for h in (hosts or []) if h]
+
+
+class ExternalCassandraCluster:
+    """The cluster as the lab sees it: its nodes, datacenters and version, read from the cluster itself."""
+
+    engine = "cassandra"
+    provider = "external"
+
+    def __init__(self, nodes: int | None = None, node_cpu: float | None = None, hosts: Any = None, port: int | None = None,
+                 dc: str | None = None, dcs: int | None = None, **_ignored: Any):
+        if node_cpu is not None:
+            raise NotAvailableError(f"node CPU budgets apply to clusters labkit starts: {NOT_OURS.format(what='budget')}. "
+                                    "Leave the budget unset (CPU per node: none).")
+        saved = recorded() or {}
+        self.hosts = _hosts_option(hosts) or _hosts_option(os.environ.get(HOSTS_ENV)) or list(saved.get("hosts") or [])
+        if not self.hosts:
+            raise ConfigError(f"no external Cassandra cluster is recorded: run `labkit up cassandra --provider external --hosts HOST[,HOST]` "
+                              f"(or set {HOSTS_ENV}) first")
+        self.port = int(port or saved.get("port") or 9042)
+        self.dc = dc or saved.get("dc")
+        self.requested_nodes = nodes
+        self.requested_dcs = dcs
+        self.node_cpu = None
+        self.nodes: list[ExternalNode] = []
+        self._server_version = ""
+        self._sessions: list[Any] = []
+
+    # ---- lifecycle: connect and look, never start or stop ----------------------------------------
+
+    def __enter__(self) -> "ExternalCassandraCluster":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> "ExternalCassandraCluster":
+        """Connect, read the cluster's own description, and refuse a shape the lab would have to make."""
+        session = cql.connect(self.hosts, port=self.port, dc=self.dc)
+        try:
+            local = session.execute("SELECT rpc_address, data_center, release_version FROM system.local").one()
+            peers = list(session.execute("SELECT peer, rpc_address, data_center FROM system.peers"))
+            up = {str(h.endpoint.address) for h in session.cluster.metadata.all_hosts() if h.is_up}
+        finally:
+            session.cluster.shutdown()
+        found = [(str(local.rpc_address), local.data_center)] + [(str(p.rpc_address or p.peer), p.data_center) for p in peers]
+        found.sort(key=lambda a: a[0])
+        self.nodes = [ExternalNode(f"node{i + 1}", addr, dc, "UP" if addr in up else "DOWN") for i, (addr, dc) in enumerate(found)]
+        self._server_version = local.release_version
+        if self.requested_nodes is not None and self.requested_nodes != len(self.nodes):
+            raise ConfigError(f"the external cluster at {', '.join(self.hosts)} has {len(self.nodes)} nodes; {NOT_OURS.format(what='resize')}. "
+                              f"Run with {len(self.nodes)} node(s).")
+        if self.requested_dcs and self.requested_dcs > 1 and len(self.datacenters()) < self.requested_dcs:
+            raise ConfigError(f"this needs {self.requested_dcs} datacenters; the external cluster has {', '.join(self.datacenters())}")
+        return self
+
+    def stop(self) -> None:
+        """Close the lab's own connections; the cluster keeps running."""
+        for s in self._sessions:
+            s.cluster.shutdown()
+        self._sessions = []
+
+    def live_nodes(self) -> list[ExternalNode]:
+        return [n for n in self.nodes if n.state == "UP"]
+
+    # ---- what notebooks use ----------------------------------------------------------------------
+
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(engine="cassandra", server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)
+
+    @property
+    def server_version(self) -> str:
+        return self._server_version
+
+    @property
+    def addresses(self) -> list[str]:
+        return [n.address for n in self.nodes] or list(self.hosts)
+
+    def datacenters(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for n in self.nodes:
+            out.setdefault(n.dc, []).append(n.address)
+        return out
+
+    def session(self, dc: str | None = None, keyspace: str | None = None):
+        s = cql.connect(self.datacenters()[dc] if dc else self.addresses, dc=dc or self.dc, keyspace=keyspace, port=self.port)
+        self._sessions.append(s)
+        return s
+
+    def trace(self, statement: Any, params: Any = None, consistency: int | None = None, session=None) -> cql.TraceReport:
+        from cassandra import ConsistencyLevel
+
+        s = session or (self._sessions[0] if self._sessions else self.session())
+        return cql.trace(s, statement, params, consistency if consistency is not None else ConsistencyLevel.ONE)
+
+    # ---- what the CLI and the registry use -------------------------------------------------------
+
+    @classmethod
+    def provision(cls) -> str:
+        return "nothing to provision for an external cluster: labkit only connects to it"
+
+    @classmethod
+    def start_from_cli(cls, nodes: int | None, dcs: int | None = None, node_cpu: float | None = None, hosts: Any = None,
+                       port: int | None = None, dc: str | None = None) -> "ExternalCassandraCluster":
+        """`labkit up cassandra --provider external --hosts ...`: check the cluster answers, then record it."""
+        given = _hosts_option(hosts) or _hosts_option(os.environ.get(HOSTS_ENV))
+        if not given:
+            raise ConfigError(f"--provider external needs --hosts HOST[,HOST] (contact points of your cluster), or {HOSTS_ENV}")
+        cluster = cls(nodes=nodes, node_cpu=node_cpu, hosts=given, port=port, dc=dc, dcs=dcs).start()
+        record(given, cluster.port, dc)
+        return cluster
+
+    @classmethod
+    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
+        saved = json.loads((directory / "cluster.json").read_text())
+        base = {"name": saved["name"], "engine": "cassandra", "provider": "external", "hosts": saved["hosts"], "owner_pid": None, "node_cpu": None}
+        try:
+            cluster = cls(hosts=saved["hosts"], port=saved.get("port"), dc=saved.get("dc")).start()
+        except LabkitError as exc:
+            return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
+        return {**base, "server_version": cluster.server_version, "dcs": len(cluster.datacenters()),
+                "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+
+    @classmethod
+    def stop_state_dir(cls, directory: Path) -> None:
+        """`labkit down`: forget the cluster (its record), stop nothing."""
+        (directory / "cluster.json").unlink(missing_ok=True)
+        try:
+            directory.rmdir()
+        except OSError:
+            pass
+
+    @classmethod
+    def fixed_size(cls) -> int | None:
+        """The node count of the recorded cluster (the panel's node slider cannot change it), or None."""
+        try:
+            return len(cls().start().nodes)
+        except LabkitError:
+            return None

@@ -1,0 +1,82 @@
+"""A Cassandra cluster labkit did not start, used as an external one: the "course's" cluster is started
+under one labkit home, the student's labkit (another home) records it with `up --provider external`,
+sees it in `status`, runs a pattern against it, is refused a resize or a budget, and `down` forgets it
+while the cluster, and the course's own keyspace, stay as they were."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+
+
+@pytest.fixture(scope="module")
+def course_cluster():
+    with LocalCassandraCluster(nodes=1) as c:
+        s = c.session()
+        s.execute("CREATE KEYSPACE IF NOT EXISTS course_data WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+        s.execute("CREATE TABLE IF NOT EXISTS course_data.grades (student text PRIMARY KEY, grade int)")
+        s.execute("INSERT INTO course_data.grades (student, grade) VALUES ('ada', 6)")
+        yield c
+
+
+@pytest.fixture(scope="module")
+def student_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("student-labkit-home")
+
+
+def student(home, *args):
+    env = {**os.environ, "LABKIT_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "labkit", *args], env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_up_records_the_cluster_and_status_shows_it(course_cluster, student_home):
+    r = student(student_home, "up", "cassandra", "--provider", "external", "--hosts", "127.0.0.1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "cassandra 5.0.9 · external · 1 node" in r.stdout and "stops nothing" in r.stdout
+    status = json.loads(student(student_home, "status", "--json").stdout)["clusters"]
+    assert [(c["provider"], c["server_version"], [n["state"] for n in c["nodes"]]) for c in status] == [("external", "5.0.9", ["UP"])]
+
+
+def test_a_pattern_runs_against_it_and_its_rows_say_external(course_cluster, student_home, tmp_path):
+    out = tmp_path / "rows.csv"
+    r = student(student_home, "run", "index-table", "--phase", "login", "--provider", "external", "--nodes", "1", "--threads", "2",
+                "--operations", "100", "--set", "users=100", "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert {(row["provider"], row["nodes"], row["server_version"], row["verify_ok"]) for row in rows} == {("external", "1", "5.0.9", "True")}
+
+
+def test_resizing_or_budgeting_it_is_refused(course_cluster, student_home):
+    r = student(student_home, "run", "index-table", "--phase", "login", "--provider", "external", "--nodes", "3", "--threads", "2", "--operations", "50")
+    assert r.returncode != 0 and "has 1 nodes" in r.stdout + r.stderr and "does not resize" in r.stdout + r.stderr
+    r = student(student_home, "up", "cassandra", "--provider", "external", "--hosts", "127.0.0.1", "--node-cpu", "0.5")
+    assert r.returncode != 0 and "does not budget" in r.stdout + r.stderr
+
+
+def test_the_panel_keeps_its_node_count(course_cluster, student_home, monkeypatch):
+    monkeypatch.setenv("LABKIT_HOME", str(student_home))
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import describe
+    from labkit.widgets import ControlPanel
+
+    slot = ClusterSlot.for_engine("cassandra", "external")
+    assert slot.fixed_nodes == 1
+    panel = ControlPanel(describe("index-table"), size=describe("index-table").size("quick", "login"), slot=slot)
+    assert panel.nodes.value == 1 and panel.nodes.disabled and panel.cpu_per_node.disabled
+    assert "labkit does not resize" in panel.status.value
+
+
+def test_down_forgets_it_and_stops_nothing(course_cluster, student_home):
+    r = student(student_home, "down")
+    assert r.returncode == 0 and "forgotten" in r.stdout, r.stdout + r.stderr
+    assert json.loads(student(student_home, "status", "--json").stdout)["clusters"] == []
+    assert course_cluster.live_nodes()
+    s = course_cluster.session()
+    assert s.execute("SELECT grade FROM course_data.grades WHERE student = 'ada'").one().grade == 6
