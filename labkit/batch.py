@@ -7,8 +7,6 @@ ones failed and where, and the exit code is non-zero when any did.
 from __future__ import annotations
 
 import argparse
-import html
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -26,10 +24,17 @@ class NotebookRun:
 
 
 def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> NotebookRun:
+    import os
+
     import papermill as pm
-    from nbconvert import HTMLExporter
+
+    from .results.report import export_html
+    from .results.sink import SINK_ENV
 
     executed = out_dir / notebook.name
+    rows = out_dir / f"{notebook.stem}.rows.csv"
+    rows.unlink(missing_ok=True)
+    os.environ[SINK_ENV] = str(rows.resolve())  # the kernel inherits it: every sweep row lands there for the report
     t0 = time.monotonic()
     error = ""
     try:
@@ -44,33 +49,18 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
         )
     except Exception as exc:  # papermill still wrote the partly executed notebook with the error cell
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
+    finally:
+        os.environ.pop(SINK_ENV, None)
     seconds = time.monotonic() - t0
     if executed.exists():
-        body, _ = HTMLExporter().from_filename(str(executed))
-        executed.with_suffix(".html").write_text(body, encoding="utf-8")
+        export_html(executed, out_dir)
     return NotebookRun(notebook.stem, not error, seconds, error)
 
 
 def write_report(runs: list[NotebookRun], out_dir: Path, profile: str) -> Path:
-    rows = "\n".join(
-        f"<tr><td><a href='{html.escape(r.name)}.html'>{html.escape(r.name)}</a></td>"
-        f"<td class='{'ok' if r.ok else 'fail'}'>{'ok' if r.ok else 'FAILED'}</td>"
-        f"<td>{r.seconds:.0f} s</td><td>{html.escape(r.error)}</td></tr>"
-        for r in runs
-    )
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>labkit report ({profile})</title>
-<style>body{{font-family:sans-serif;margin:2em}}td,th{{padding:.3em 1em;text-align:left}}.ok{{color:green}}.fail{{color:#b00;font-weight:bold}}</style>
-</head><body><h1>labkit notebook report</h1>
-<p>Profile <b>{html.escape(profile)}</b>, executed {time.strftime('%Y-%m-%d %H:%M:%S %Z')}. Each notebook names the engine,
-server version, provider and node count of every result it shows.</p>
-<table><tr><th>notebook</th><th>status</th><th>time</th><th>error</th></tr>
-{rows}
-</table></body></html>
-"""
-    report = out_dir / "index.html"
-    report.write_text(page, encoding="utf-8")
-    (out_dir / "report.json").write_text(json.dumps([r.__dict__ for r in runs], indent=2))
-    return report
+    from .results.report import write_report as write
+
+    return write(runs, out_dir, profile)
 
 
 def main(argv: list[str] | None = None) -> int:

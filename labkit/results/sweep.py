@@ -14,6 +14,7 @@ from ..runner import RunResult, run, validate
 from ..runner.cpu import AUTO, auto_processes, cores_available, per_process_capacity
 from .metadata import run_metadata
 from .offered_load import keeps_up
+from . import sink
 from .store import ResultsStore
 
 APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outside any pattern
@@ -208,6 +209,7 @@ def sweep(
                     overloaded[threads] = 0 if keeps_up(row) else overloaded.get(threads, 0) + 1
                 if store is not None:
                     store.append(row)
+                sink.record(row)  # a batch run's copy for its report (nothing outside `make run`)
                 if on_result is not None:
                     on_result(row, result)
                 yield row

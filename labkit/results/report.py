@@ -1,0 +1,224 @@
+"""The instructor's report of a batch run (`make run` -> build/index.html): per notebook its headline
+results (from the rows its sweeps measured), its first figure, runtime, environment and, if it failed,
+the cell and the error; and each executed notebook as HTML that shares one copy of plotly.js instead of
+carrying it once per figure widget (a notebook page stays a few MB instead of 20-36)."""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+PLOTLY_FILE = "plotly.min.js"
+_PLOTLY_BANNER = "* plotly.js v"
+_WIDGET_STATE = '<script type="application/vnd.jupyter.widget-state+json">'
+_STUB_ESM = ("export default { render({ el }) { el.innerHTML = '<p style=\"color:#666\"><i>Live control-panel figure: it runs in "
+             "JupyterLab. This page shows the notebook\\'s tables and static figures.</i></p>'; } };")
+
+
+# ---- executed notebook HTML ----------------------------------------------------------------------
+
+def _scripts(body: str):
+    """(start, end, opening tag, content) of every <script> element, found without a regex over megabytes."""
+    at = 0
+    while True:
+        start = body.find("<script", at)
+        if start < 0:
+            return
+        open_end = body.find(">", start) + 1
+        close = body.find("</script>", open_end)
+        if open_end <= 0 or close < 0:
+            return
+        yield start, close + len("</script>"), body[start:open_end], body[open_end:close]
+        at = close + len("</script>")
+
+
+def slim_html(body: str) -> tuple[str, str | None]:
+    """The page with every inline copy of plotly.js replaced by one reference to PLOTLY_FILE (loaded at the
+    same place, so the figures after it find `Plotly` as before), and each figure widget's 5 MB module
+    (the panel's live FigureWidget, which cannot run outside a kernel) replaced by a one-line note.
+    Returns (page, the plotly.js source it removed, or None)."""
+    pieces, last, plotly_js = [], 0, None
+    for start, end, tag, content in _scripts(body):
+        if _PLOTLY_BANNER in content[:300]:
+            plotly_js = plotly_js or content
+            pieces += [body[last:start], f'<script src="{PLOTLY_FILE}"></script>']
+            last = end
+        elif tag.startswith(_WIDGET_STATE[:-1]) and len(content) > 100_000:
+            pieces += [body[last:start], tag + _slim_widget_state(content) + "</script>"]
+            last = end
+    pieces.append(body[last:])
+    return "".join(pieces), plotly_js
+
+
+def _slim_widget_state(text: str) -> str:
+    try:
+        state = json.loads(text)
+    except ValueError:
+        return text
+    for model in state.get("state", {}).values():
+        inner = model.get("state", {})
+        if isinstance(inner.get("_esm"), str) and len(inner["_esm"]) > 50_000:
+            inner["_esm"] = _STUB_ESM
+    return json.dumps(state)
+
+
+def export_html(executed: Path, out_dir: Path) -> Path:
+    """The executed notebook as slim HTML next to it; writes the shared plotly.js once per folder."""
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_filename(str(executed))
+    page, plotly_js = slim_html(body)
+    if plotly_js is not None and not (out_dir / PLOTLY_FILE).exists():
+        (out_dir / PLOTLY_FILE).write_text(plotly_js, encoding="utf-8")
+    target = executed.with_suffix(".html")
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+def ensure_plotly(out_dir: Path) -> None:
+    """The report page's own figures need plotly.js even when no notebook page carried a copy."""
+    if not (out_dir / PLOTLY_FILE).exists():
+        from plotly.offline import get_plotlyjs
+
+        (out_dir / PLOTLY_FILE).write_text(get_plotlyjs(), encoding="utf-8")
+
+
+# ---- what a notebook measured -------------------------------------------------------------------
+
+def headline(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per pattern, phase, node count and budget: each approach's throughput at the highest thread count
+    measured, pattern / naive ratios, how many runs verified, and what limited the points."""
+    if rows.empty or "approach" not in rows or "throughput" not in rows:
+        return pd.DataFrame()
+    df = rows.copy()
+    df["budget"] = df["node_cpu"].map(lambda v: "none" if pd.isna(v) else f"{float(v):g} core") if "node_cpu" in df else "none"
+    keys = [k for k in ("pattern", "phase", *_varying_settings(df), "nodes", "budget") if k in df]
+    out = []
+    for point, group in df.groupby(keys, dropna=False, sort=True):
+        top = group[group["threads"] == group["threads"].max()]
+        by = top.groupby("approach")
+        row: dict[str, Any] = dict(zip(keys, point if isinstance(point, tuple) else (point,)))
+        row["threads"] = int(group["threads"].max())
+        tput = by["throughput"].mean()
+        for approach, value in tput.items():
+            row[f"{approach} tx/s"] = round(float(value), 1)
+        for naive in [a for a in tput.index if str(a).startswith("naive")]:
+            if "pattern" in tput.index and tput[naive]:
+                row[f"pattern/{naive}"] = round(float(tput["pattern"] / tput[naive]), 2)
+        ok = group["verify_ok"].map(lambda v: v is True or str(v) == "True").sum() if "verify_ok" in group else 0
+        row["verified"] = f"{ok}/{len(group)}"
+        if "limit" in top:
+            row["limited by"] = "; ".join(f"{a}: {', '.join(sorted(set(map(str, g['limit']))))}" for a, g in by)
+        out.append(row)
+    table = pd.DataFrame(out)
+    order = [*keys, "threads", *sorted(c for c in table if c.endswith(" tx/s")), *sorted(c for c in table if c.startswith("pattern/")), "verified", "limited by"]
+    return table[[c for c in order if c in table]]
+
+
+def _varying_settings(df: pd.DataFrame) -> list[str]:
+    """The patterns' settings that differ between rows (e.g. Distorted Replicas' groups): each value is its own headline row."""
+    from ..errors import ConfigError
+    from ..patterns import describe
+
+    names: list[str] = []
+    for pattern in df["pattern"].dropna().unique() if "pattern" in df else []:
+        try:
+            settings = describe(str(pattern)).settings
+        except ConfigError:
+            continue
+        names += [s.name for s in settings if s.name in df and s.name not in names and df.loc[df["pattern"] == pattern, s.name].nunique() > 1]
+    return names
+
+
+def environment(rows: pd.DataFrame) -> str:
+    """Engines and versions, providers, node budgets and the machine, in one line."""
+    from .figures import describe_budgets, describe_servers
+
+    machine = f"{os.cpu_count()} cores · {platform.system()} {platform.release()} · Python {platform.python_version()}"
+    if rows.empty or "engine" not in rows:
+        return f"no sweep rows recorded · machine: {machine}"
+    return f"{describe_servers(rows)} · {describe_budgets(rows)} · machine: {machine}"
+
+
+def first_figure(nb: Any) -> dict | None:
+    """A plotly figure of the executed notebook: a cell tagged `main-figure`, else the first figure shown."""
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    tagged = [c for c in cells if "main-figure" in c.metadata.get("tags", [])]
+    for cell in tagged + cells:
+        for output in cell.get("outputs", []):
+            figure = output.get("data", {}).get("application/vnd.plotly.v1+json")
+            if figure:
+                return dict(figure)
+    return None
+
+
+def failure(nb: Any) -> str:
+    """'cell N (its first line): Error: message' for the first cell that raised, else ''."""
+    for index, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                first = next((line for line in cell.source.splitlines() if line.strip()), "")
+                return f"code cell {index + 1} ({first[:80]}): {output.get('ename')}: {output.get('evalue')}"
+    return ""
+
+
+# ---- the page -----------------------------------------------------------------------------------
+
+def _section(run: Any, out_dir: Path, index: int) -> str:
+    import nbformat
+
+    executed = out_dir / f"{run.name}.ipynb"
+    rows_file = out_dir / f"{run.name}.rows.csv"
+    rows = pd.read_csv(rows_file) if rows_file.exists() else pd.DataFrame()
+    nb = nbformat.read(executed, as_version=4) if executed.exists() else None
+    where = failure(nb) if nb is not None and not run.ok else ""
+    status = "ok" if run.ok else "FAILED"
+    parts = [f"<section><h2><a href='{html.escape(run.name)}.html'>{html.escape(run.name)}</a> "
+             f"<span class='{'ok' if run.ok else 'fail'}'>{status}</span> <small>{run.seconds:.0f} s</small></h2>",
+             f"<p class='env'>{html.escape(environment(rows))}</p>"]
+    if not run.ok:
+        parts.append(f"<p class='fail'>{html.escape(where or run.error)}</p>")
+    table = headline(rows)
+    if not table.empty:
+        parts.append(table.to_html(index=False, classes="headline", na_rep="", border=0))
+    else:
+        parts.append("<p><i>No pattern sweep in this notebook: its own tables are in the notebook page.</i></p>")
+    figure = first_figure(nb) if nb is not None else None
+    if figure is not None:
+        layout = {**figure.get("layout", {}), "height": 420}
+        parts.append(f"<div id='fig{index}' class='figure'></div><script>Plotly.newPlot('fig{index}', {json.dumps(figure.get('data', []))}, "
+                     f"{json.dumps(layout)}, {{responsive: true}});</script>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def write_report(runs: list[Any], out_dir: Path, profile: str) -> Path:
+    """build/index.html: one section per notebook, failures first in the summary line."""
+    ensure_plotly(out_dir)
+    failed = [r.name for r in runs if not r.ok]
+    summary = f"{len(runs) - len(failed)} of {len(runs)} notebooks ran" + (f"; failed: {', '.join(failed)}" if failed else "")
+    sections = "\n".join(_section(r, out_dir, i) for i, r in enumerate(runs))
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>labkit report ({html.escape(profile)})</title>
+<script src="{PLOTLY_FILE}"></script>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}td,th{{padding:.25em .8em;text-align:left;font-size:90%}}
+table.headline{{border-collapse:collapse;margin:.5em 0}}table.headline tr:nth-child(even){{background:#f4f4f4}}
+.ok{{color:green}}.fail{{color:#b00;font-weight:bold}}.env{{color:#555;font-size:90%}}section{{border-top:1px solid #ccc;margin-top:1.5em}}</style>
+</head><body><h1>labkit notebook report</h1>
+<p>Profile <b>{html.escape(profile)}</b>, executed {time.strftime('%Y-%m-%d %H:%M:%S %Z')}. {html.escape(summary)}.
+Each headline row is one pattern phase on one cluster size: every approach's throughput at the highest thread count measured,
+the pattern / naive ratio, how many runs passed verification and what limited the points (client, server nodeN, machine, none).
+The notebook pages (links) hold every table and figure.</p>
+{sections}
+</body></html>
+"""
+    report = out_dir / "index.html"
+    report.write_text(page, encoding="utf-8")
+    (out_dir / "report.json").write_text(json.dumps([r.__dict__ for r in runs], indent=2))
+    return report

@@ -1,0 +1,78 @@
+"""The batch report's parts: headline rows from measured rows, the slimmed notebook page, failures."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pandas as pd
+
+from labkit.results.report import PLOTLY_FILE, failure, first_figure, headline, slim_html
+
+
+def rows() -> pd.DataFrame:
+    base = {"pattern": "distorted-replicas", "phase": "read", "nodes": 1, "node_cpu": 0.2, "engine": "cassandra", "server_version": "5.0.9",
+            "provider": "local", "verify_ok": True, "limit": "none"}
+    data = []
+    for groups, naive, pattern in ((1, 1000.0, 1100.0), (3, 1000.0, 400.0)):
+        for threads, scale in ((8, 0.5), (64, 1.0)):
+            data.append({**base, "groups": groups, "threads": threads, "approach": "naive", "throughput": naive * scale})
+            data.append({**base, "groups": groups, "threads": threads, "approach": "pattern", "throughput": pattern * scale,
+                         "limit": "server node1", "verify_ok": groups == 1 or threads == 8})
+    return pd.DataFrame(data)
+
+
+def test_headline_is_one_row_per_phase_setting_and_size_at_the_highest_thread_count():
+    table = headline(rows())
+    assert list(table["groups"]) == [1, 3]  # a setting that differs between runs keeps its runs apart
+    assert list(table["threads"]) == [64, 64]
+    assert list(table["pattern/naive"]) == [1.1, 0.4]
+    assert list(table["verified"]) == ["4/4", "3/4"]
+    assert list(table["budget"]) == ["0.2 core", "0.2 core"]
+    assert table["limited by"].iloc[0] == "naive: none; pattern: server node1"
+    assert headline(pd.DataFrame()).empty
+
+
+def test_slim_html_shares_plotly_and_stubs_the_widget_module():
+    plotly = "/**\n* plotly.js v4.1.1\n*/ window.Plotly = {};" + "x" * 2000
+    state = {"version_major": 2, "state": {"m1": {"model_name": "AnyModel", "state": {"_esm": "y" * 200_000, "value": 1}}}}
+    body = (f"<html><head></head><body><script>window.PlotlyConfig={{}};</script><script>{plotly}</script><div>figure</div>"
+            f"<script>Plotly.newPlot('a')</script><script type=\"application/vnd.jupyter.widget-state+json\">{json.dumps(state)}</script></body></html>")
+    page, removed = slim_html(body)
+    assert removed == plotly
+    assert f'<script src="{PLOTLY_FILE}"></script><div>figure</div>' in page and "plotly.js v4" not in page
+    assert "Plotly.newPlot('a')" in page and "window.PlotlyConfig" in page
+    esm = json.loads(page.split('widget-state+json">')[1].split("</script>")[0])["state"]["m1"]["state"]["_esm"]
+    assert len(esm) < 500 and "JupyterLab" in esm
+    assert len(page) < 5000
+
+
+def test_failure_names_the_cell_and_the_error():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("# start the cluster\nslot.ensure(3)")])
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="LabkitError", evalue="port 9042 is taken", traceback=[])]
+    assert failure(nb) == "code cell 2 (# start the cluster): LabkitError: port 9042 is taken"
+    nb.cells[1].outputs = []
+    assert failure(nb) == ""
+
+
+def test_first_figure_prefers_a_tagged_cell():
+    fig = lambda name: nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": {"data": [], "layout": {"title": name}}})  # noqa: E731
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a"), nbformat.v4.new_code_cell("b")])
+    nb.cells[0].outputs = [fig("first")]
+    nb.cells[1].outputs = [fig("main")]
+    assert first_figure(nb)["layout"]["title"] == "first"
+    nb.cells[1].metadata["tags"] = ["main-figure"]
+    assert first_figure(nb)["layout"]["title"] == "main"
+
+
+def test_the_sink_appends_rows_only_when_a_batch_asks(tmp_path, monkeypatch):
+    from labkit.results import sink
+
+    target = tmp_path / "rows.csv"
+    monkeypatch.delenv(sink.SINK_ENV, raising=False)
+    sink.record({"a": 1})
+    assert not target.exists()
+    monkeypatch.setenv(sink.SINK_ENV, str(target))
+    sink.record({"a": 1})
+    sink.record({"a": 2})
+    assert list(pd.read_csv(target)["a"]) == [1, 2]
