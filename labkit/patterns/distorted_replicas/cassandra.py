@@ -30,7 +30,7 @@ from ...runner import Transaction, Verification
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
 from .cassandra_tables import by_author_row, by_author_table, columns, insert_by_author, row_of
-from .core import APPROACHES, FIELDS, GROUP_NAMES, GROUPS, NAME, PHASES, Corpus, group_state, revised, values
+from .core import APPROACHES, FIELDS, GROUP_NAMES, GROUPS, NAME, PHASES, REVISED_FIELD, Corpus, group_state, groups_for, revised, values
 
 if TYPE_CHECKING:
     from ...datasets.bibliography import Publication
@@ -106,9 +106,10 @@ class DistortedReplicas(CassandraWorkload):
         self.replication = replication
         self.keyspace = WRITES_KEYSPACE if phase == "publish" else KEYSPACE
         self._corpus: Any = None
+        self._ops_cache: Any = None
 
     statements_class = Statements
-    _transient = ("_corpus",)
+    _transient = ("_corpus", "_ops_cache")
 
     @property
     def corpus(self) -> Corpus:
@@ -132,7 +133,7 @@ class DistortedReplicas(CassandraWorkload):
 
             insert = lambda table, fields: prep(  # noqa: E731
                 f"INSERT INTO {ks}.{table} (pub_id, {', '.join(fields)}) VALUES (?{', ?' * len(fields)})")
-            starts = [tuple(GROUP_NAMES[(i + j) % 3] for j in range(self.groups)) for i in range(3)]
+            starts = [groups_for(i, self.groups) for i in range(len(GROUP_NAMES))]
             self._statements = Statements(
                 insert_aggregate=insert("publications", FIELDS),
                 insert_vertical={g: insert(VERTICAL[g], GROUPS[g]) for g in GROUP_NAMES},
@@ -142,9 +143,9 @@ class DistortedReplicas(CassandraWorkload):
                 delete_by_author=prep(f"DELETE FROM {ks}.publications_by_author WHERE author = ? AND pub_id = ?"),
                 read_record={gs: prep(f"SELECT {', '.join(f for g in gs for f in GROUPS[g])} FROM {ks}.publications WHERE pub_id = ?") for gs in starts},
                 read_group={g: prep(f"SELECT {', '.join(GROUPS[g])} FROM {ks}.{VERTICAL[g]} WHERE pub_id = ?") for g in GROUP_NAMES},
-                update_record={gs: prep(f"UPDATE {ks}.publications SET {', '.join(f'{f} = ?' for g in gs for f in _changed(g))} WHERE pub_id = ?")
+                update_record={gs: prep(f"UPDATE {ks}.publications SET {', '.join(f'{REVISED_FIELD[g]} = ?' for g in gs)} WHERE pub_id = ?")
                                for gs in starts},
-                update_group={g: prep(f"UPDATE {ks}.{VERTICAL[g]} SET {', '.join(f'{f} = ?' for f in _changed(g))} WHERE pub_id = ?")
+                update_group={g: prep(f"UPDATE {ks}.{VERTICAL[g]} SET {REVISED_FIELD[g]} = ? WHERE pub_id = ?")
                               for g in GROUP_NAMES},
                 by_author_index=prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications WHERE authors CONTAINS ?"),
                 by_author_replica=prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications_by_author WHERE author = ?"),
@@ -203,7 +204,7 @@ class DistortedReplicas(CassandraWorkload):
     def transaction(self, tx: Transaction) -> None:
         if self.phase == "read":
             n = tx.rng.randrange(len(self.corpus.loaded))
-            self.read(tx, self.corpus.loaded[n], tuple(GROUP_NAMES[(n + i) % 3] for i in range(self.groups)))
+            self.read(tx, self.corpus.loaded[n], groups_for(n, self.groups))
         elif self.phase == "by-author":
             pub = self.corpus.loaded[tx.rng.randrange(len(self.corpus.loaded))]
             author = pub.authors[tx.rng.randrange(len(pub.authors))]  # an author picked by authorship: prolific ones more often
@@ -222,11 +223,10 @@ class DistortedReplicas(CassandraWorkload):
                 self.publish(tx, pub) if kind == "insert" else self.withdraw(tx, pub)
 
     def _ops(self) -> list[tuple[str, "Publication"]]:
-        cached = getattr(self._corpus, "_ops", None)
-        if cached is None:
-            cached = self.corpus.publish_ops(self.operations)
-            self._corpus._ops = cached
-        return cached
+        """This run's publish schedule, made once per client process (the corpus is per process too)."""
+        if not isinstance(self._ops_cache, list):
+            self._ops_cache = self.corpus.publish_ops(self.operations)
+        return self._ops_cache
 
     def read(self, tx: Transaction, pub: "Publication", groups: tuple[str, ...]) -> dict[str, Any]:
         """Naive: one request for the wanted columns of the wide record. Pattern: one request per group."""
@@ -273,11 +273,7 @@ class DistortedReplicas(CassandraWorkload):
         return found
 
     def _expected_of(self, author: str) -> list[str]:
-        cached = getattr(self._corpus, "_authors", None)
-        if cached is None:
-            cached = Corpus.by_author(self.corpus.loaded)
-            self._corpus._authors = cached
-        return cached.get(author, [])
+        return self.corpus.loaded_by_author.get(author, [])
 
     def publish(self, tx: Transaction, pub: "Publication") -> None:
         """Naive: the aggregate alone. Pattern: the aggregate and every distorted replica, one logged batch."""
@@ -392,14 +388,6 @@ class DistortedReplicas(CassandraWorkload):
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
 
 
-def _changed(group: str) -> tuple[str, ...]:
-    return tuple(revised_fields[group])
-
-
-revised_fields = {"text": ("title",), "people": ("citations",), "venue": ("number",)}
-"""The field each group's update changes (see core.revised)."""
-
-
 def at_one(text: str) -> SimpleStatement:
     """A statement at ONE, not the driver's LOCAL_ONE: on a two-datacenter cluster a SimpleStrategy keyspace
     has ranges with no replica in the coordinator's datacenter."""
@@ -424,7 +412,7 @@ def trace_transaction(workload: DistortedReplicas, pub_number: int = 0) -> cql.T
     """One transaction of the workload's phase, traced, summed over its statements (nodes, partitions, index scans)."""
     s, st = workload.session, workload.statements
     pub = workload.corpus.loaded[pub_number]
-    groups = tuple(GROUP_NAMES[(pub_number + i) % 3] for i in range(workload.groups))
+    groups = groups_for(pub_number, workload.groups)
     reports = []
     if workload.phase == "read":
         if workload.approach == "naive":
@@ -450,7 +438,7 @@ def returned_bytes(workload: DistortedReplicas, sample: int = 200) -> float:
     s, st, pubs = workload.session, workload.statements, workload.corpus.loaded
     total = 0
     for n in range(min(sample, len(pubs))):
-        groups = tuple(GROUP_NAMES[(n + i) % 3] for i in range(workload.groups))
+        groups = groups_for(n, workload.groups)
         if workload.approach == "naive":
             rows = [s.execute(st.read_record[groups], (pubs[n].pub_id,)).one()]
         else:
@@ -509,7 +497,7 @@ def cluster_options(phase: str, _settings: Any) -> dict[str, Any]:
 
 def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, publications: int = 300, operations: int = 200) -> "CheckReport":
     """The exercise's check: publish and withdraw with the student's code, then read the author replica."""
-    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, check_all, run_step
 
     def publish(report: CheckReport) -> bool:
         w = workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations)
@@ -528,5 +516,4 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, public
             w.close_process()
         return report.add("the author replica lists each author's publications", True, f"checked {len(range(0, len(now), max(1, len(now) // 25)))} authors")
 
-    _ = a_transaction
     return check_all(f"Distorted Replicas exercise ({workload_class.__name__})", [publish, by_author])

@@ -51,11 +51,12 @@ class ShardRouting(BaseWorkload):
         self._placement: Any = None
         self._sessions: dict[int, Any] = {}
         self._statements: dict[int, Any] = {}
+        self._inserts: dict[int, Any] = {}
         self._filters: list[CountingBloomFilter] | None = None
         self._authors: list[str] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_placement": None, "_sessions": {}, "_statements": {}, "_filters": None, "_authors": None}
+        return {**self.__dict__, "_placement": None, "_sessions": {}, "_statements": {}, "_inserts": {}, "_filters": None, "_authors": None}
 
     @property
     def placement(self) -> Placement:
@@ -101,8 +102,7 @@ class ShardRouting(BaseWorkload):
             for shard, pubs in placement.initial().items():
                 s = self.session(shard)
                 s.execute(f"TRUNCATE {shard_keyspace(shard)}.publications_by_author", timeout=120)
-                insert = s.prepare(insert_by_author(shard_keyspace(shard)))
-                cql.write_all(s, insert, [by_author_row(p, pos, a) for p in pubs for pos, a in enumerate(p.authors)])
+                cql.write_all(s, self._insert(shard), [by_author_row(p, pos, a) for p in pubs for pos, a in enumerate(p.authors)])
             for what, pub_id, frm, to in placement.history:
                 pub = placement.corpus.by_id[pub_id]
                 if what == "move":
@@ -113,11 +113,15 @@ class ShardRouting(BaseWorkload):
                 self.session(0).execute(f"INSERT INTO {ROUTER}.filters (shard, filter, spec) VALUES (%s, %s, %s)", (shard, f.to_bytes(), self.spec))
         self.filters()  # and read them back, as a client process does before the barrier
 
+    def _insert(self, shard: int) -> Any:
+        """The shard's insert into the author-rooted copy, prepared once per shard (load and moves use it)."""
+        if shard not in self._inserts:
+            self._inserts[shard] = self.session(shard).prepare(insert_by_author(shard_keyspace(shard)))
+        return self._inserts[shard]
+
     def _write(self, shard: int, pub: "Publication") -> None:
-        s = self.session(shard)
-        insert = s.prepare(insert_by_author(shard_keyspace(shard)))
         for pos, a in enumerate(pub.authors):
-            s.execute(insert, by_author_row(pub, pos, a))
+            self.session(shard).execute(self._insert(shard), by_author_row(pub, pos, a))
 
     def _delete(self, shard: int, pub: "Publication") -> None:
         s = self.session(shard)
@@ -142,7 +146,7 @@ class ShardRouting(BaseWorkload):
     def close_process(self) -> None:
         for s in self._sessions.values():
             s.cluster.shutdown()
-        self._sessions, self._statements = {}, {}
+        self._sessions, self._statements, self._inserts = {}, {}, {}
 
     def transaction(self, tx: Transaction) -> None:
         authors = self._authors or self.placement.authors()

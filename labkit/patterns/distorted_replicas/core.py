@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import zlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ...datasets.bibliography import Bibliography, Publication
@@ -44,6 +45,10 @@ def values(pub: Publication, group: str) -> dict[str, Any]:
         if f in row:
             row[f] = list(row[f])
     return row
+
+
+REVISED_FIELD = {"text": "title", "people": "citations", "venue": "number"}
+"""The one field an update of each group changes (see revised)."""
 
 
 def revised(pub: Publication, group: str) -> dict[str, Any]:
@@ -106,16 +111,19 @@ class Corpus:
 
     def update_target(self, n: int, groups: int) -> tuple[Publication, tuple[str, ...]]:
         """Update transaction n: which publication and which groups (a fixed shuffle of the loaded ones)."""
-        order = self._order()
+        order = self._order
         return self.loaded[order[n % len(order)]], groups_for(n, groups)
 
+    @cached_property
     def _order(self) -> list[int]:
-        cached = getattr(self, "_shuffled", None)
-        if cached is None:
-            cached = list(range(len(self.loaded)))
-            random.Random(self.seed + 1).shuffle(cached)
-            self._shuffled = cached
-        return cached
+        order = list(range(len(self.loaded)))
+        random.Random(self.seed + 1).shuffle(order)
+        return order
+
+    @cached_property
+    def loaded_by_author(self) -> dict[str, list[str]]:
+        """by_author() of the loaded publications, computed once (every by-author answer is checked against it)."""
+        return self.by_author(self.loaded)
 
     def publish_ops(self, operations: int) -> list[tuple[str, Publication]]:
         """The publish phase's transactions in order: three new publications, then one loaded publication
@@ -124,7 +132,7 @@ class Corpus:
         inserts = operations - deletes
         if inserts > len(self.fresh) or deletes > len(self.loaded):
             raise ConfigError(f"the publish phase was built for {len(self.fresh)} new publications; run it with fewer operations")
-        order = self._order()
+        order = self._order
         ops, i, d = [], 0, 0
         for n in range(operations):
             if n % 4 == 3:
@@ -206,11 +214,11 @@ class Placement:
     def expected(self, author: str) -> list[str]:
         """Ids of `author`'s remaining publications, sorted, wherever they are (from an index built once:
         every routed query is checked against it, so it must cost the client next to nothing)."""
-        index = getattr(self, "_remaining_by_author", None)
-        if index is None:
-            index = Corpus.by_author([self.corpus.by_id[pid] for pid in self.shard])
-            self._remaining_by_author = index
-        return index.get(author, [])
+        return self._remaining_by_author.get(author, [])
+
+    @cached_property
+    def _remaining_by_author(self) -> dict[str, list[str]]:
+        return Corpus.by_author([self.corpus.by_id[pid] for pid in self.shard])
 
     def build_filters(self) -> list[CountingBloomFilter]:
         """One counting filter per shard, sized for the authors it starts with, then kept in step with every
