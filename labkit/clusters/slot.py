@@ -3,7 +3,8 @@
 Resizing a lab cluster means stopping it and starting a fresh one of the new size (faster and more
 predictable on a laptop than streaming data to joining nodes); workloads reload their data after it.
 A node CPU budget, by contrast, changes in place: `node_cpu` is handed to every cluster the slot
-starts, and setting it re-budgets the running one.
+starts, and setting it re-budgets the running one. A cluster `labkit up` left running that is exactly
+the size and shape asked for is used as it is and left running at the end (the provider's `adopt`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ class ClusterSlot:
         self._node_cpu = node_cpu
         self.fixed_nodes: int | None = None
         """The node count of a cluster labkit cannot resize (an external one), else None."""
+        self.adopt: Callable[..., Any] | None = None
+        """adopt(nodes, node_cpu=...) -> the matching cluster `labkit up` left running, or None."""
+        self.left_up: Callable[[], str | None] = lambda: None
+        """What `labkit up` left running that does not match (it is replaced, and the slot says so)."""
 
     @classmethod
     def for_engine(
@@ -37,6 +42,10 @@ class ClusterSlot:
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
         fixed = getattr(cluster_class, "fixed_size", None)  # a cluster labkit did not start keeps its own size
         slot.fixed_nodes = fixed() if callable(fixed) else None
+        adopt = getattr(cluster_class, "adopt", None)
+        if callable(adopt):
+            slot.adopt = lambda n, node_cpu=None: adopt(nodes=n, node_cpu=node_cpu, **options)
+            slot.left_up = cluster_class.left_up
         return slot
 
     @property
@@ -72,8 +81,19 @@ class ClusterSlot:
         if self.cluster is not None and self.nodes == nodes and self.cluster.live_nodes():
             return self.cluster
         if self.cluster is not None:
-            self.on_change(f"stopping the {self.nodes}-node cluster")
-            self.stop()
+            whose = " `labkit up` started" if getattr(self.cluster, "adopted", False) else ""
+            self.on_change(f"stopping the {self.nodes}-node cluster{whose}")
+            self.cluster.stop()
+            self.cluster = None
+        elif self.adopt is not None:
+            found = self.adopt(nodes, node_cpu=self._node_cpu)
+            if found is not None:
+                self.cluster = found
+                self.on_change(f"using the cluster `labkit up` started: {found.info().display} (it stays up afterwards; `labkit down` stops it)")
+                return found
+            other = self.left_up()
+            if other:
+                self.on_change(f"stopping the cluster `labkit up` started ({other}): this run asks for another shape")
         self.on_change(f"starting a {nodes}-node cluster (about {5 + 5 * nodes} s)")
         self.cluster = self._start(nodes) if self._node_cpu is None else self._start(nodes, node_cpu=self._node_cpu)
         self.on_change(f"ready: {self.cluster.info().display}")
@@ -84,8 +104,12 @@ class ClusterSlot:
         return self.ensure(nodes).info()
 
     def stop(self) -> None:
+        """Stop the cluster the slot started; one it adopted from `labkit up` is only let go (it keeps running)."""
         if self.cluster is not None:
-            self.cluster.stop()
+            if getattr(self.cluster, "adopted", False):
+                self.cluster.release()
+            else:
+                self.cluster.stop()
             self.cluster = None
 
     def __enter__(self) -> "ClusterSlot":

@@ -26,6 +26,7 @@ import psutil
 
 from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
+from ...faults import heal_all
 from ..base import ClusterInfo
 from ..base import clusters_dir
 from . import budgets, cassandra_cds
@@ -177,6 +178,7 @@ class LocalCassandraCluster:
         ]
         self._sessions: list[Any] = []
         self._server_version: str | None = None
+        self.adopted = False  # found running (started by `labkit up`), not started by this object: see adopt()
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -192,6 +194,7 @@ class LocalCassandraCluster:
         install.install(self.version)
         self._refuse_if_owned_elsewhere()
         reap(self.directory, wipe=True)
+        heal_all()  # a partition a killed notebook left behind would cut the new cluster's datacenters apart
         cassandra_cds.ensure_archive(self.version)  # once per version; later starts need less CPU
         self._check_ports()
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -321,17 +324,59 @@ class LocalCassandraCluster:
         finally:
             session.cluster.shutdown()
 
-    def live_nodes(self) -> list[CassandraNode]:
-        return [n for n in self.nodes if n.is_running()]
+    @classmethod
+    def adopt(cls, nodes: int, dcs: int = 1, node_cpu: float | None = None, chunk_cache_mb: int | None = None,
+              version: str = install.DEFAULT_VERSION, **_options: Any) -> "LocalCassandraCluster | None":
+        """The cluster `labkit up` left running, when it is exactly the one asked for (nodes, datacenters, CPU
+        budget, chunk cache, version) and every node serves; None otherwise.
 
-    def stop(self, graceful: bool = False) -> None:
-        """Stop every node by PID (SIGKILL by default: a throwaway lab cluster needs no drain)."""
+        Why: `labkit up cassandra --nodes 3` then `labkit run ... --nodes 3` should measure the cluster the user
+        started (and leave it up), not restart it. A cluster a live notebook owns is never adopted."""
+        state_file = clusters_dir() / NAME / "cluster.json"
+        try:
+            state = json.loads(state_file.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        if state.get("owner_pid") is not None or state.get("provider") != "local":
+            return None
+        wanted = cls(nodes=nodes, dcs=dcs, version=version, detached=True, node_cpu=node_cpu, chunk_cache_mb=chunk_cache_mb)
+        recorded = (state.get("nodes"), state.get("dcs"), state.get("node_cpu"), state.get("chunk_cache_mb"), state.get("version"))
+        if recorded != ([n.spec.__dict__ for n in wanted.nodes], dcs, wanted.node_cpu, chunk_cache_mb, version):
+            return None
+        if not all(n.is_serving() for n in wanted.nodes):
+            return None
+        wanted.adopted = True
+        return wanted
+
+    @classmethod
+    def left_up(cls) -> str | None:
+        """What `labkit up` left running here ("2 nodes, 1 datacenter, no CPU budget"), or None: a sweep that
+        cannot adopt it replaces it, and says so."""
+        directory = clusters_dir() / NAME
+        try:
+            state = json.loads((directory / "cluster.json").read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        if state.get("owner_pid") is not None or not processes.processes_under(directory):
+            return None
+        budget = f"{state['node_cpu']:g} core per node" if state.get("node_cpu") else "no CPU budget"
+        return f"{len(state.get('nodes', []))} node(s), {state.get('dcs', 1)} datacenter(s), {budget}"
+
+    def release(self) -> None:
+        """Close this object's driver sessions and leave the servers running (an adopted cluster's end)."""
         for s in self._sessions:
             try:
                 s.cluster.shutdown()
             except Exception:
                 pass
         self._sessions.clear()
+
+    def live_nodes(self) -> list[CassandraNode]:
+        return [n for n in self.nodes if n.is_running()]
+
+    def stop(self, graceful: bool = False) -> None:
+        """Stop every node by PID (SIGKILL by default: a throwaway lab cluster needs no drain)."""
+        self.release()
         for node in self.nodes:
             node.stop() if graceful else node.kill()
         reap(self.directory)  # also removes the nodes' CPU budget groups
