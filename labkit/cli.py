@@ -89,6 +89,8 @@ def up(
                               "Credentials and TLS from LABKIT_CASSANDRA_USERNAME/PASSWORD (or LABKIT_CASSANDRA_CREDENTIALS) and LABKIT_CASSANDRA_TLS_CA."),
     port: int = typer.Option(None, "--port", help="--provider external: the CQL port (default 9042)."),
     dc: str = typer.Option(None, "--dc", help="--provider external: talk to this datacenter only."),
+    uri: str = typer.Option(None, "--uri", help="--provider external: a MongoDB URI (mongodb://...) or a Couchbase connection string (couchbase://...). "
+                            "Login and TLS from LABKIT_MONGODB_* / LABKIT_COUCHBASE_USERNAME, _PASSWORD, _TLS_CA; Couchbase's bucket from LABKIT_COUCHBASE_BUCKET (default lab)."),
 ) -> None:
     """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload (with --provider
     external: check and record a cluster you already have; labkit never stops or resizes it)."""
@@ -100,10 +102,12 @@ def up(
         cluster_cls = provider_for(engine, provider)
         external = (provider if provider != "auto" else choose_provider(engine)[0]) == "external"
         if external:
-            cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs, node_cpu=node_cpu, hosts=hosts, port=port, dc=dc)
+            if uri and engine == "cassandra":
+                raise ConfigError("a Cassandra cluster is given by its contact points: --hosts HOST[,HOST] (and --port, --dc), not --uri")
+            cluster = cluster_cls.start_from_cli(nodes=nodes, dcs=dcs, node_cpu=node_cpu, hosts=hosts, port=port, dc=dc, **({"uri": uri} if uri else {}))
         else:
-            if hosts or port or dc:
-                raise ConfigError("--hosts, --port and --dc describe a cluster you already have: use them with --provider external")
+            if hosts or port or dc or uri:
+                raise ConfigError("--hosts, --port, --dc and --uri describe a cluster you already have: use them with --provider external")
             cluster = cluster_cls.start_from_cli(nodes=nodes or 1, dcs=dcs or 1, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)

@@ -19,6 +19,8 @@ IMPLEMENTED: dict[tuple[str, str], str] = {
     ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
     ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
     ("cassandra", "external"): "labkit.clusters.external.cassandra:ExternalCassandraCluster",
+    ("mongodb", "external"): "labkit.clusters.external.mongodb:ExternalMongoCluster",
+    ("couchbase", "external"): "labkit.clusters.external.couchbase:ExternalCouchbaseCluster",
     ("mongodb", "compose"): "labkit.clusters.compose.provider:ComposeMongoCluster",
     ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
     ("mongodb", "standin"): "labkit.clusters.standin.mongodb:StandinMongo",

@@ -83,43 +83,20 @@ def connect(
         ) from exc
 
 
-CREDENTIALS_ENV = ("LABKIT_CASSANDRA_USERNAME", "LABKIT_CASSANDRA_PASSWORD")
-CREDENTIALS_FILE_ENV = "LABKIT_CASSANDRA_CREDENTIALS"  # a file holding `username:password` on its first line
-TLS_CA_ENV = "LABKIT_CASSANDRA_TLS_CA"  # a CA certificate (PEM): connect with TLS and check the server's certificate against it
-TLS_INSECURE_ENV = "LABKIT_CASSANDRA_TLS_NO_VERIFY"  # "1": TLS without checking the certificate (a course server with a self-signed one)
-
-
 def security_options(environ: Any = None) -> dict[str, Any]:
     """Credentials and TLS for a cluster the lab did not start (a course server, Astra-like services), from
-    the environment, so every client process a run spawns connects the same way; nothing for the lab's own."""
-    import os
-    import ssl
-
+    the environment (engines.credentials), so every client process a run spawns connects the same way;
+    nothing for the lab's own."""
     from cassandra.auth import PlainTextAuthProvider
 
-    env = os.environ if environ is None else environ
+    from .credentials import from_environment, ssl_context
+
+    security = from_environment("cassandra", environ)
     options: dict[str, Any] = {}
-    user, password = (env.get(name) for name in CREDENTIALS_ENV)
-    if env.get(CREDENTIALS_FILE_ENV) and not user:
-        path = env[CREDENTIALS_FILE_ENV]
-        try:
-            first = open(path, encoding="utf-8").readline().strip()
-        except OSError as exc:
-            raise LabkitError(f"cannot read the Cassandra credentials file {path} ({CREDENTIALS_FILE_ENV}): {exc.strerror}") from exc
-        if ":" not in first:
-            raise LabkitError(f"{path} ({CREDENTIALS_FILE_ENV}) must hold username:password on its first line")
-        user, password = first.split(":", 1)
-    if user:
-        if password is None:
-            raise LabkitError(f"{CREDENTIALS_ENV[0]} is set but {CREDENTIALS_ENV[1]} is not: set both (or {CREDENTIALS_FILE_ENV})")
-        options["auth_provider"] = PlainTextAuthProvider(username=user, password=password)
-    ca = env.get(TLS_CA_ENV)
-    if ca or env.get(TLS_INSECURE_ENV) == "1":
-        context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=ca or None)
-        if env.get(TLS_INSECURE_ENV) == "1":
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        options["ssl_context"] = context
+    if security.username:
+        options["auth_provider"] = PlainTextAuthProvider(username=security.username, password=security.password)
+    if security.tls:
+        options["ssl_context"] = ssl_context(security)
     return options
 
 

@@ -12,15 +12,16 @@ from typing import Any
 from ..errors import LabkitError
 
 
-def connect(connection_string: str, username: str, password: str, timeout_s: float = 30) -> Any:
-    """A couchbase Cluster that is ready for key-value and query requests."""
+def connect(connection_string: str, username: str, password: str, timeout_s: float = 30, cert_path: str | None = None) -> Any:
+    """A couchbase Cluster that is ready for key-value and query requests (`cert_path`: a CA for couchbases://)."""
     from couchbase.auth import PasswordAuthenticator
     from couchbase.cluster import Cluster
     from couchbase.exceptions import CouchbaseException
     from couchbase.options import ClusterOptions
 
     try:
-        cluster = Cluster(connection_string, ClusterOptions(PasswordAuthenticator(username, password)))
+        auth = PasswordAuthenticator(username, password, cert_path=cert_path) if cert_path else PasswordAuthenticator(username, password)
+        cluster = Cluster(connection_string, ClusterOptions(auth))
         cluster.wait_until_ready(timedelta(seconds=timeout_s))
     except CouchbaseException as exc:
         raise LabkitError(

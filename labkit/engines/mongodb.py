@@ -13,15 +13,35 @@ from ..errors import LabkitError
 SYSTEM_DATABASES = {"admin", "config", "local"}
 
 
+def security_options(environ=None) -> dict:
+    """A login and TLS for a cluster the lab did not start, from LABKIT_MONGODB_* (engines.credentials), for
+    every client process alike; nothing when unset (the lab's own clusters, or a URI that carries them)."""
+    from .credentials import from_environment
+
+    security = from_environment("mongodb", environ)
+    options: dict = {}
+    if security.username:
+        options.update(username=security.username, password=security.password)
+    if security.tls:
+        options["tls"] = True
+        if security.ca:
+            options["tlsCAFile"] = security.ca
+        if not security.verify:
+            options["tlsAllowInvalidCertificates"] = True
+    return options
+
+
 def connect(uri: str, timeout_s: float = 10, **options) -> MongoClient:
     """A MongoClient that has already reached the server (so a wrong URI fails here, with advice)."""
-    client = MongoClient(uri, serverSelectionTimeoutMS=int(timeout_s * 1000), **options)
+    client = MongoClient(uri, serverSelectionTimeoutMS=int(timeout_s * 1000), **{**security_options(), **options})
     try:
         client.admin.command("ping")
     except PyMongoError as exc:
+        from .credentials import redacted
+
         client.close()
         raise LabkitError(
-            f"cannot reach MongoDB at {uri} ({type(exc).__name__}: {exc}). Is the cluster up? "
+            f"cannot reach MongoDB at {redacted(uri)} ({type(exc).__name__}: {exc}). Is the cluster up? "
             "`labkit status` shows it; `labkit up mongodb` starts one."
         ) from exc
     return client

@@ -7,51 +7,34 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...engines import cassandra as cql
-from ...errors import ConfigError, LabkitError, NotAvailableError
-from ..base import ClusterInfo, clusters_dir
+from ...errors import ConfigError, LabkitError
+from ..base import ClusterInfo
+from . import records
+from .records import ExternalNode
 
 NAME = "external-cassandra"
 HOSTS_ENV = "LABKIT_CASSANDRA_HOSTS"
-NOT_OURS = "labkit did not start this cluster, so it does not {what} it"
-
-
-@dataclass(frozen=True)
-class ExternalNode:
-    """A node as the cluster itself reports it (system.local and system.peers)."""
-
-    name: str
-    address: str
-    dc: str
-    state: str = "UP"
+NOT_OURS = records.NOT_OURS
 
 
 def state_dir() -> Path:
-    return clusters_dir() / NAME
+    return records.state_dir(NAME)
 
 
 def record(hosts: list[str], port: int = 9042, dc: str | None = None) -> Path:
     """Remember where the external cluster is (the state file `status`, sweeps and panels read)."""
-    directory = state_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "cluster.json"
-    path.write_text(json.dumps({"name": NAME, "engine": "cassandra", "provider": "external", "hosts": hosts, "port": port, "dc": dc}, indent=2))
-    return path
+    return records.record(NAME, "cassandra", hosts=hosts, port=port, dc=dc)
 
 
 def recorded() -> dict[str, Any] | None:
-    path = state_dir() / "cluster.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    return records.recorded(NAME)
 
 
-def _hosts_option(hosts: Any) -> list[str]:
-    if isinstance(hosts, str):
-        hosts = [h.strip() for h in hosts.split(",")]
-    return [h for h in (hosts or []) if h]
+_hosts_option = records.hosts_option
 
 
 class ExternalCassandraCluster:
@@ -62,9 +45,7 @@ class ExternalCassandraCluster:
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, hosts: Any = None, port: int | None = None,
                  dc: str | None = None, dcs: int | None = None, **_ignored: Any):
-        if node_cpu is not None:
-            raise NotAvailableError(f"node CPU budgets apply to clusters labkit starts: {NOT_OURS.format(what='budget')}. "
-                                    "Leave the budget unset (CPU per node: none).")
+        records.refuse_budget(node_cpu)
         saved = recorded() or {}
         self.hosts = _hosts_option(hosts) or _hosts_option(os.environ.get(HOSTS_ENV)) or list(saved.get("hosts") or [])
         if not self.hosts:
@@ -177,11 +158,7 @@ class ExternalCassandraCluster:
     @classmethod
     def stop_state_dir(cls, directory: Path) -> None:
         """`labkit down`: forget the cluster (its record), stop nothing."""
-        (directory / "cluster.json").unlink(missing_ok=True)
-        try:
-            directory.rmdir()
-        except OSError:
-            pass
+        records.forget(directory)
 
     @classmethod
     def fixed_size(cls) -> int | None:

@@ -1,0 +1,158 @@
+"""An existing Couchbase cluster, reached through an SDK connection string (`labkit up couchbase --provider
+external --uri couchbase://...`, or LABKIT_COUCHBASE_CONNECTION_STRING) with the login from
+LABKIT_COUCHBASE_USERNAME/PASSWORD (or _CREDENTIALS) and the bucket from LABKIT_COUCHBASE_BUCKET (default
+`lab`; the patterns write their own documents into it and flush nothing they did not write). TLS: a
+couchbases:// string, with LABKIT_COUCHBASE_TLS_CA for a private CA. Never started, resized or stopped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, LabkitError
+from ..base import ClusterInfo
+from . import records
+from .records import ExternalNode
+
+NAME = "external-couchbase"
+CONNECTION_ENV = "LABKIT_COUCHBASE_CONNECTION_STRING"
+BUCKET_ENV = "LABKIT_COUCHBASE_BUCKET"
+DEFAULT_BUCKET = "lab"
+
+
+def connection_string_from(uri: str | None, hosts: Any = None) -> str | None:
+    """--uri as given, else couchbase://h1,h2 from --hosts."""
+    if uri:
+        if not uri.startswith(("couchbase://", "couchbases://")):
+            raise ConfigError(f"a Couchbase connection string starts with couchbase:// or couchbases://; got {uri!r}")
+        return uri
+    given = records.hosts_option(hosts)
+    return "couchbase://" + ",".join(given) if given else None
+
+
+def login(environ: Any = None) -> tuple[str, str, str | None]:
+    """(username, password, CA file) from the environment; the SDK needs a login, so its absence is an error."""
+    from ...engines.credentials import from_environment, names
+
+    security = from_environment("couchbase", environ)
+    if not security.username:
+        var = names("couchbase")
+        raise ConfigError(f"a Couchbase cluster needs a login: set {var['username']} and {var['password']} (or {var['credentials']})")
+    return security.username, security.password or "", security.ca
+
+
+class ExternalCouchbaseCluster:
+    """A Couchbase cluster as the lab sees it: its key-value nodes and version, read from the cluster itself."""
+
+    engine = "couchbase"
+    provider = "external"
+
+    def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None, **_ignored: Any):
+        records.refuse_budget(node_cpu)
+        saved = records.recorded(NAME) or {}
+        self.connection_string = connection_string_from(uri, hosts) or os.environ.get(CONNECTION_ENV) or saved.get("connection_string")
+        if not self.connection_string:
+            raise ConfigError(f"no external Couchbase cluster is recorded: run `labkit up couchbase --provider external --uri couchbase://HOST` "
+                              f"(or set {CONNECTION_ENV}) first")
+        self.bucket = os.environ.get(BUCKET_ENV) or saved.get("bucket") or DEFAULT_BUCKET
+        self.requested_nodes = nodes
+        self.node_cpu = None
+        self.nodes: list[ExternalNode] = []
+        self._server_version = ""
+
+    def __enter__(self) -> "ExternalCouchbaseCluster":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def start(self) -> "ExternalCouchbaseCluster":
+        """Connect, read the version and the bucket's key-value nodes, and refuse a size the lab would have to make."""
+        from ...engines import couchbase
+
+        sdk = self.cluster()
+        try:
+            self._server_version = couchbase.server_version(sdk)
+            self.nodes = _kv_nodes(sdk, self.bucket)
+        finally:
+            sdk.close()
+        if self.requested_nodes is not None and self.requested_nodes != len(self.nodes):
+            raise ConfigError(f"the external Couchbase cluster at {self.connection_string} has {len(self.nodes)} data node(s); "
+                              f"{records.NOT_OURS.format(what='resize')}. Run with {len(self.nodes)} node(s).")
+        return self
+
+    def stop(self) -> None:
+        """Nothing to stop: the cluster keeps running."""
+
+    def live_nodes(self) -> list[ExternalNode]:
+        return [n for n in self.nodes if n.state == "UP"]
+
+    def cluster(self) -> Any:
+        """A connected SDK Cluster (what the patterns' client processes call)."""
+        from ...engines import couchbase
+
+        username, password, ca = login()
+        return couchbase.connect(self.connection_string, username, password, cert_path=ca)
+
+    def connection_strings(self) -> list[str]:
+        return [self.connection_string]
+
+    def info(self) -> ClusterInfo:
+        return ClusterInfo(engine="couchbase", server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)
+
+    @property
+    def server_version(self) -> str:
+        return self._server_version
+
+    # ---- what the CLI and the registry use -------------------------------------------------------
+
+    @classmethod
+    def provision(cls) -> str:
+        return "nothing to provision for an external cluster: labkit only connects to it"
+
+    @classmethod
+    def start_from_cli(cls, nodes: int | None, dcs: int | None = None, node_cpu: float | None = None, hosts: Any = None,
+                       port: int | None = None, dc: str | None = None, uri: str | None = None) -> "ExternalCouchbaseCluster":
+        """`labkit up couchbase --provider external --uri ...`: check the cluster answers, then record it."""
+        if dc or port or (dcs and dcs > 1):
+            raise ConfigError("--dc, --dcs and --port describe Cassandra clusters; a Couchbase cluster is given by its connection string (--uri)")
+        given = connection_string_from(uri, hosts) or os.environ.get(CONNECTION_ENV)
+        if not given:
+            raise ConfigError(f"--provider external needs --uri couchbase://HOST (or --hosts HOST[,HOST]), or {CONNECTION_ENV}")
+        cluster = cls(nodes=nodes, node_cpu=node_cpu, uri=given).start()
+        records.record(NAME, "couchbase", connection_string=given, bucket=cluster.bucket)
+        return cluster
+
+    @classmethod
+    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
+        saved = records.recorded(NAME) or {}
+        base = {"name": NAME, "engine": "couchbase", "provider": "external", "hosts": [saved.get("connection_string", "")], "owner_pid": None, "node_cpu": None}
+        try:
+            cluster = cls(uri=saved.get("connection_string")).start()
+        except LabkitError as exc:
+            return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
+        return {**base, "server_version": cluster.server_version,
+                "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+
+    @classmethod
+    def stop_state_dir(cls, directory: Path) -> None:
+        """`labkit down`: forget the cluster (its record), stop nothing."""
+        records.forget(directory)
+
+    @classmethod
+    def fixed_size(cls) -> int | None:
+        try:
+            return len(cls().start().nodes)
+        except LabkitError:
+            return None
+
+
+def _kv_nodes(sdk: Any, bucket: str) -> list[ExternalNode]:
+    """The bucket's key-value nodes, from an SDK ping (one endpoint report per node and service)."""
+    from couchbase.diagnostics import ServiceType
+
+    report = sdk.bucket(bucket).ping()
+    endpoints = report.endpoints.get(ServiceType.KeyValue, [])
+    seen = sorted({str(e.remote) for e in endpoints})
+    return [ExternalNode(f"node{i + 1}", address, "") for i, address in enumerate(seen)] or [ExternalNode("node1", "?", "")]
