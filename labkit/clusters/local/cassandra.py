@@ -293,7 +293,7 @@ class LocalCassandraCluster:
 
         def ports_open() -> bool:
             for n in nodes:
-                if not n.is_running():
+                if processes.exited(n.pidfile):  # not `is_running`: a JVM still exec'ing does not show its command line yet
                     raise LabkitError(f"Cassandra {n.name} ({n.address}) exited during start-up:\n{n.log_tail()}")
             return all(processes.port_open(n.address, CQL_PORT) for n in nodes)
 

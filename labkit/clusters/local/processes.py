@@ -51,6 +51,18 @@ def owned_process(pidfile: Path, marker: str) -> psutil.Process | None:
         return None
 
 
+def exited(pidfile: Path) -> bool:
+    """Has the process `pidfile` names ended (gone, or a zombie)? Unlike `owned_process`, a live process
+    whose command line does not show its program yet (a slow exec on a loaded machine) has not exited."""
+    try:
+        proc = psutil.Process(int(pidfile.read_text().strip()))
+        return proc.status() == psutil.STATUS_ZOMBIE
+    except (FileNotFoundError, ValueError, psutil.NoSuchProcess):
+        return True
+    except psutil.AccessDenied:
+        return False
+
+
 def processes_under(directory: Path) -> list[psutil.Process]:
     """Every live process whose command line mentions `directory`: what labkit started there."""
     marker = str(directory)
