@@ -1,0 +1,158 @@
+"""The notebooks' quoted figures are the committed benchmark results, and stay so.
+
+`notebooks/claims.toml` ties every quoted ratio ("1.9x", "0.43") to the rows of `benchmarks/results/` it
+comes from: the sentence as the notebook says it, then each figure in the order it appears, with the
+file, the rows (`where`), the column and how the rows reduce to it (one value, median, min, max, a range
+"a-b", or one reduction divided by another). A figure that no longer matches its rows (a re-run benchmark,
+an edited sentence) fails here, and so does an "Nx" figure in a notebook's text that no claim or quote
+accounts for. Quotes are figures from elsewhere (the source paper, a threshold, arithmetic), each with why.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import statistics
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CLAIMS = ROOT / "notebooks" / "claims.toml"
+RESULTS = ROOT / "benchmarks" / "results"
+RATIO = re.compile(r"\d+(?:\.\d+)?\s?[x×](?![a-zA-Z])")
+NUMBER = r"\d[\d,]*(?:\.\d+)?"
+
+
+def load() -> dict:
+    return tomllib.loads(CLAIMS.read_text())
+
+
+@lru_cache(maxsize=None)
+def markdown(notebook: str) -> str:
+    """The notebook's text cells, joined; whitespace runs made single spaces (claims quote across line breaks)."""
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text())["cells"]
+    text = "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return re.sub(r"\s+", " ", text)
+
+
+@lru_cache(maxsize=None)
+def rows(name: str) -> list[dict[str, str]]:
+    with open(RESULTS / name, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _equal(have: str, wanted) -> bool:
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
+        try:
+            return float(have) == float(wanted)
+        except ValueError:
+            return False
+    return have == str(wanted)
+
+
+def _matches(row: dict[str, str], where: dict) -> bool:
+    """Every `where` column has the value given (or one of the values, for a list)."""
+    for key, wanted in where.items():
+        if key not in row:
+            raise KeyError(f"no column {key!r}")
+        if not any(_equal(row[key], w) for w in (wanted if isinstance(wanted, list) else [wanted])):
+            return False
+    return True
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def reduce(spec: dict) -> list[float]:
+    """The figure(s) a spec names: one number, or two for a range."""
+    chosen = [r for r in rows(spec["file"]) if _matches(r, spec.get("where", {}))]
+    if not chosen:
+        raise AssertionError(f"no row of {spec['file']} has {spec.get('where')}")
+    columns = spec["column"] if isinstance(spec["column"], list) else [spec["column"]]  # several: their values pooled
+    values = [_number(r[c]) * spec.get("scale", 1.0) for r in chosen for c in columns]
+    if "pair_on" in spec:  # row by row: each chosen row over the `divide_by` row with the same pair_on value
+        key, below = spec["pair_on"], spec["divide_by"]
+        values = []
+        for r in chosen:
+            (other,) = [o for o in rows(spec["file"]) if _matches(o, {**below["where"], key: r[key]})]
+            values.append(_number(r[spec["column"]]) / _number(other[below["column"]]))
+    how = spec.get("reduce", "value")
+    if how == "value":
+        assert len(values) == 1, f"{spec['file']} {spec.get('where')}: {len(values)} rows, expected one"
+        out = [values[0]]
+    elif how == "range":
+        out = [min(values), max(values)]
+    elif how == "each":  # one figure written for several rows ("2.0x at 4 and 8"): each must round to it
+        out = values
+    else:
+        out = [{"median": statistics.median, "min": min, "max": max, "mean": statistics.mean, "sum": sum}[how](values)]
+    if "divide_by" in spec and "pair_on" not in spec:
+        (below,) = reduce({"file": spec["file"], **spec["divide_by"]})
+        out = [v / below for v in out]
+    return out
+
+
+def _agrees(written: str, computed: float) -> bool:
+    """`written` is `computed` rounded to the digits it shows (half a unit of its last digit either way)."""
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return abs(_number(written) - computed) <= 0.5 * 10 ** -decimals + 1e-9
+
+
+CLAIM_LIST = load()["claim"]
+
+
+@pytest.mark.parametrize("claim", CLAIM_LIST, ids=[f"{c['notebook'][:2]}: {c['says'][:50]}" for c in CLAIM_LIST])
+def test_each_quoted_figure_is_the_committed_result(claim):
+    text = markdown(claim["notebook"])
+    says = re.sub(r"\s+", " ", claim["says"])
+    assert says in text, f"{claim['notebook']} no longer says {says!r}: update the claim with the sentence"
+    position = 0
+    for figure in claim["figure"]:
+        written = figure["value"]
+        found = re.compile(r"(?<![\d.])" + re.escape(written) + r"(?![\d])").search(says, position)
+        assert found, f"{written!r} is not in {says!r} after position {position}"
+        position = found.end()
+        numbers = re.findall(NUMBER, written)
+        computed = reduce(figure)
+        if figure.get("reduce") == "each":
+            numbers = numbers * len(computed)
+        assert len(numbers) == len(computed), f"{written!r}: {len(numbers)} numbers written, {len(computed)} computed"
+        for shown, value in zip(numbers, computed):
+            assert _agrees(shown, value), (
+                f"{claim['notebook']} says {written!r} in {says!r}, but {figure['file']} gives {value:.4g} "
+                f"({figure.get('reduce', 'value')} of {figure['column']} where {figure.get('where', {})})"
+            )
+
+
+def test_every_ratio_in_the_notebooks_is_claimed_or_quoted():
+    data = load()
+    covered: dict[str, list[str]] = {}
+    for entry in data["claim"] + data.get("quote", []):
+        covered.setdefault(entry["notebook"], []).append(re.sub(r"\s+", " ", entry["says"]))
+    loose = []
+    for notebook in sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")):
+        text = markdown(notebook)
+        spans = [(m.start(), m.end()) for says in covered.get(notebook, []) for m in re.finditer(re.escape(says), text)]
+        for m in RATIO.finditer(text):
+            if not any(a <= m.start() and m.end() <= b for a, b in spans):
+                loose.append(f"{notebook}: ...{text[max(0, m.start() - 60):m.end() + 20]}...")
+    assert not loose, "figures no claim or quote in notebooks/claims.toml accounts for:\n" + "\n".join(loose)
+
+
+def test_quotes_say_why_they_are_not_our_results():
+    for quote in load().get("quote", []):
+        assert quote.get("why"), f"quote {quote['says']!r} needs a why"
+        assert re.sub(r"\s+", " ", quote["says"]) in markdown(quote["notebook"]), f"{quote['notebook']} no longer says {quote['says']!r}"
+
+
+def test_the_checker_catches_a_drifted_figure():
+    """A claim whose figure is off by more than its rounding fails (this test's own guard)."""
+    claim = CLAIM_LIST[0]
+    figure = dict(claim["figure"][0])
+    (value,) = reduce(figure)[:1]
+    assert not _agrees(f"{value * 1.2 + 0.05:.2f}", value)
