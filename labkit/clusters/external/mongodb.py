@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...engines import mongodb_sharding as sharding
 from ...errors import ConfigError, LabkitError
 from ..base import ClusterInfo
 from . import records
@@ -31,19 +32,9 @@ def uri_from(uri: str | None, hosts: Any = None, port: int | None = None) -> str
     return "mongodb://" + ",".join(h if ":" in h else f"{h}:{port or 27017}" for h in given) + "/"
 
 
-def _hello(client: Any) -> dict[str, Any]:
-    """The server's handshake reply (`hello`, or `isMaster` on servers that predate it)."""
-    from pymongo.errors import OperationFailure
-
-    try:
-        return client.admin.command("hello")
-    except OperationFailure:
-        return client.admin.command("isMaster")
-
-
 def shards_of(client: Any) -> list[ExternalNode]:
     """The deployment as it describes itself: each shard behind a mongos, else the one server or replica set."""
-    hello = _hello(client)
+    hello = sharding.hello(client)
     if hello.get("msg") == "isdbgrid":
         shards = client.admin.command("listShards")["shards"]
         return [ExternalNode(s["_id"], s["host"], "", "UP" if s.get("state", 1) == 1 else "DOWN") for s in sorted(shards, key=lambda s: s["_id"])]

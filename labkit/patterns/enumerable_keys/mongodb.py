@@ -9,6 +9,7 @@ from ...runner import Transaction
 from .core import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers, store_workload
 
 DATABASE = "enumerable_keys"
+SHARD_KEYS = {"posts": "_id", "comments": "_id"}  # hashed: a post's comments spread over every shard
 
 
 class MongoComments(CommentStore):
@@ -30,7 +31,10 @@ class MongoComments(CommentStore):
         if self._client is None:
             from ...engines import mongodb
 
+            from ...engines.mongodb_sharding import shard_collections
+
             self._client = mongodb.connect(self.uri)
+            shard_collections(self._client, DATABASE, SHARD_KEYS)  # where the deployment is sharded; idempotent
         return self._client[DATABASE]
 
     def open_process(self) -> None:
