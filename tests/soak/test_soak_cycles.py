@@ -36,7 +36,7 @@ RUNS = [  # small runs of every pattern that needs one datacenter: what each cyc
     ["distorted-replicas", "--phase", "read", "--set", "publications=200"],
     ["ycsb", "--workload", "a", "--set", "records=200"],
 ]
-OPERATIONS = "120"
+OPERATIONS = "60"
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the soak checks CPU budgets and partitions, which need root")
 
@@ -131,6 +131,7 @@ def rows_of(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.timeout(1800)  # about 5 minutes here; the default 600 s is for one test of one thing
 def test_twenty_up_run_down_cycles_leave_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     labkit("down")

@@ -496,12 +496,39 @@ def cluster_options(phase: str, _settings: Any) -> dict[str, Any]:
 
 
 def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, publications: int = 300, operations: int = 200) -> "CheckReport":
-    """The exercise's check: publish and withdraw with the student's code, then read the author replica."""
-    from ..exercise import CheckReport, check_all, run_step
+    """The exercise's check: the student's own publish() and withdraw() (not the library's), run for real
+    (150 published, 50 withdrawn, every shape verified), then their access path: each is one logged batch
+    holding every shape's write (separate requests leave shapes that disagree when one fails between them),
+    and the author replica read back."""
+    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise_paths import listing, own_methods, recording
+
+    def own(report: CheckReport) -> bool:
+        return own_methods(report, workload_class, ("publish", "withdraw"))
 
     def publish(report: CheckReport) -> bool:
         w = workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations)
         return run_step(report, "publish 150 and withdraw 50 publications, every shape kept in step", w, operations)
+
+    def one_batch(report: CheckReport) -> bool:
+        w = workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations)
+        recorder = recording(w)
+        step = "publish and withdraw are one logged batch each, with every shape's row"
+        try:
+            pub = w.corpus.after_publishing(operations)[0]  # published: written again, withdrawn, written back
+            shapes = {"publications": 1, **{VERTICAL[g]: 1 for g in GROUP_NAMES}, "publications_by_author": len(pub.authors)}
+            for call, verb in ((w.publish, "INSERT"), (w.withdraw, "DELETE"), (w.publish, "INSERT")):
+                call(a_transaction(), pub)
+                requests, done = recorder.requests, recorder.take()
+                written = {t: sum(1 for s in done if s.table == t and s.verb == verb) for t in shapes}
+                if requests != 1 or any(s.batch != "LOGGED" for s in done):
+                    return report.add(step, False, f"{call.__name__}() sent {requests} request(s) ({listing(done)}): put every shape's "
+                                                   "statement into one BatchStatement(batch_type=BatchType.LOGGED) and execute it once")
+                if written != shapes:
+                    return report.add(step, False, f"{call.__name__}() batch held {written}; every shape needs its row: {shapes}")
+        finally:
+            w.close_process()
+        return report.add(step, True, f"{len(shapes) + len(pub.authors) - 1} statements in one batch each")
 
     def by_author(report: CheckReport) -> bool:
         w = workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations)
@@ -516,4 +543,4 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, public
             w.close_process()
         return report.add("the author replica lists each author's publications", True, f"checked {len(range(0, len(now), max(1, len(now) // 25)))} authors")
 
-    return check_all(f"Distorted Replicas exercise ({workload_class.__name__})", [publish, by_author])
+    return check_all(f"Distorted Replicas exercise ({workload_class.__name__})", [own, publish, one_batch, by_author])

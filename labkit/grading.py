@@ -1,0 +1,86 @@
+"""Exercise notebooks in the form nbgrader reads, so an instructor's grading set-up takes them as they are.
+
+`solutions/` is the source. In each solution notebook the cell a student writes is an nbgrader solution cell
+(its answers between `### BEGIN SOLUTION` and `### END SOLUTION`, the TODO hints outside them), and the last
+cell is an autograded test cell that fails until the exercise's check passes. `exercises/` is generated from
+`solutions/` with nbgrader's own preprocessors (ClearSolutions, ClearOutput): `python -m labkit.grading
+generate`; `python -m labkit.grading check` says which exercise no longer matches its solution. `grade()`
+scores an executed notebook with nbgrader's rule (a graded cell that raised scores nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from pathlib import Path
+
+import nbformat
+
+STUB = 'raise NotImplementedError("not written yet: see the TODO comments above")'
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def student_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The exercise a student gets: every solution region replaced by the stub, every output cleared."""
+    from nbgrader.preprocessors import ClearOutput, ClearSolutions
+
+    nb = copy.deepcopy(solution)
+    nb, _ = ClearSolutions(code_stub={"python": STUB}).preprocess(nb, {})
+    nb, _ = ClearOutput().preprocess(nb, {})
+    return nb
+
+
+def _normal(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb)
+
+
+def generate(solutions: Path = ROOT / "solutions", exercises: Path = ROOT / "exercises") -> list[Path]:
+    """Write exercises/<name> for every solutions/<name>; return the files written."""
+    written = []
+    for path in sorted(solutions.glob("*.ipynb")):
+        target = exercises / path.name
+        target.write_text(_normal(student_version(nbformat.read(path, as_version=4))))
+        written.append(target)
+    return written
+
+
+def stale(solutions: Path = ROOT / "solutions", exercises: Path = ROOT / "exercises") -> list[str]:
+    """Names whose exercise is missing or differs from what its solution generates."""
+    out = []
+    for path in sorted(solutions.glob("*.ipynb")):
+        target = exercises / path.name
+        if not target.exists() or _normal(nbformat.read(target, as_version=4)) != _normal(student_version(nbformat.read(path, as_version=4))):
+            out.append(path.name)
+    return out
+
+
+def grade(nb: nbformat.NotebookNode) -> tuple[float, float]:
+    """(points scored, points possible) of an executed notebook, by nbgrader's rule for autograded cells."""
+    from nbgrader.utils import determine_grade, is_grade
+
+    scored = possible = 0.0
+    for cell in nb.cells:
+        if is_grade(cell):
+            points, most = determine_grade(cell)
+            scored += points or 0.0
+            possible += most
+    return scored, possible
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m labkit.grading", description=__doc__.split("\n")[0])
+    parser.add_argument("action", choices=["generate", "check"], help="generate: write exercises/ from solutions/; check: list exercises that differ")
+    args = parser.parse_args(argv)
+    if args.action == "generate":
+        for path in generate():
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    differing = stale()
+    for name in differing:
+        print(f"exercises/{name} differs from what solutions/{name} generates: run `python -m labkit.grading generate`")
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""The exercises' checks cannot be passed without the pattern: a student class that does not write the
+methods, one that reuses the library's (the solution), and one that writes the anti-pattern each fail,
+with a sentence that names what is wrong. Real servers: Cassandra (embedded), MongoDB's labelled stand-in.
+Small sizes: what is tested is the check's judgement, not speed."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import pytest
+
+from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.clusters.standin.mongodb import StandinMongo
+from labkit.patterns.distorted_replicas import exercise as dr
+from labkit.patterns.enumerable_keys import exercise as ek
+from labkit.patterns.fan_out import exercise as fan_out
+from labkit.patterns.fan_out.core import Network
+from labkit.patterns.index_table import exercise as index_table
+from labkit.patterns.index_table.cassandra import IndexTable
+from labkit.patterns.uuid_key import exercise as uuid_key
+
+
+def failed_at(report, step_words: str, *said: str) -> None:
+    """The report did not pass, its first ✗ step is the one named, and its detail says each of `said`."""
+    assert not report.passed, str(report)
+    step, ok, detail = next(s for s in report.steps if not s[1])
+    assert step_words in step, str(report)
+    for words in said:
+        assert words in detail, str(report)
+
+
+@pytest.fixture(scope="module")
+def one_node():
+    with LocalCassandraCluster(nodes=1) as cluster:
+        yield cluster
+
+
+# ---- Index Table ---------------------------------------------------------------------------------
+
+
+class IndexTableNotWritten(index_table.IndexTableExercise):
+    pass
+
+
+class IndexTableFromTheLibrary(IndexTable):
+    """The binding itself: the solution, reached around the exercise."""
+
+
+class IndexTableScanning(index_table.IndexTableExercise):
+    """Right answers, wrong path: the login scans the users with ALLOW FILTERING."""
+
+    def register(self, tx, n):
+        user_id, email, name, password_hash = index_table.user_row(n)
+        tx.call("insert_user", self.session.execute, self.statements.insert_user, (user_id, email, name, password_hash))
+        tx.call("insert_lookup", self.session.execute, self.statements.insert_lookup, (email, user_id))
+
+    def login(self, tx, n):
+        query = "SELECT id, email, name, password_hash FROM index_table.users_pattern WHERE email = %s ALLOW FILTERING"
+        return tx.call("scan", self.session.execute, query, (index_table.email_of(n),)).one()
+
+
+def test_index_table_needs_the_students_own_methods(one_node):
+    failed_at(index_table.check_exercise(IndexTableNotWritten, one_node, users=20), "your methods", "labkit.patterns.index_table.exercise")
+    failed_at(index_table.check_exercise(IndexTableFromTheLibrary, one_node, users=20), "your methods", "labkit.patterns.index_table.cassandra.IndexTable")
+
+
+def test_index_table_refuses_a_filtering_login(one_node):
+    failed_at(index_table.check_exercise(IndexTableScanning, one_node, users=20), "two key reads", "ALLOW FILTERING")
+
+
+# ---- Fan-out on Write ----------------------------------------------------------------------------
+
+
+class FanOutOnRead(fan_out.FanOutExercise):
+    """Posts are fanned out, but a page asks each followed user's activities: fan-out on read."""
+
+    def post(self, tx, user, k):
+        st, net = self.statements, self.network
+        created, content = net.created_at(user, k), net.content(user, k)
+        tx.call("insert_activity", self.session.execute, st.insert_activity, (user, created, content))
+        for row in tx.call("read_followers", self.session.execute, st.read_followers, (user,)):
+            tx.call("insert_feed", self.session.execute, st.insert_feed, (row.follower, created, user, content))
+
+    def read_page_pattern(self, tx, user, state):
+        page = []
+        for followed in self.network.following[user][: self.page_size]:
+            rows = tx.call("friend_page", self.session.execute, self.statements.friend_page, (followed, 2**62)).current_rows
+            page += [(r.created_at, followed) for r in rows]
+        return sorted(page, reverse=True)
+
+
+def test_fan_out_refuses_a_page_read_from_the_followed_users(one_node):
+    failed_at(fan_out.check_exercise(FanOutOnRead, one_node, network=Network(users=12, follows=4, posts=2), readers=2), "one read", "fan-out on read")
+
+
+# ---- Distorted Replicas --------------------------------------------------------------------------
+
+
+class ReplicasOneByOne(dr.DistortedReplicasExercise):
+    """Every shape written, but each as its own request: a failure between them leaves shapes that disagree."""
+
+    def publish(self, tx, pub):
+        st, run = self.statements, self.session.execute
+        tx.call("insert_aggregate", run, st.insert_aggregate, dr.row_of(pub))
+        for group in dr.GROUP_NAMES:
+            tx.call("insert_vertical", run, st.insert_vertical[group], (pub.pub_id, *dr.values(pub, group).values()))
+        for pos, author in enumerate(pub.authors):
+            tx.call("insert_by_author", run, st.insert_by_author, dr.by_author_row(pub, pos, author))
+
+    def withdraw(self, tx, pub):
+        st, run = self.statements, self.session.execute
+        tx.call("delete_aggregate", run, st.delete_aggregate, (pub.pub_id,))
+        for group in dr.GROUP_NAMES:
+            tx.call("delete_vertical", run, st.delete_vertical[group], (pub.pub_id,))
+        for author in pub.authors:
+            tx.call("delete_by_author", run, st.delete_by_author, (author, pub.pub_id))
+
+
+def test_distorted_replicas_refuses_separate_writes(one_node):
+    failed_at(dr.check_exercise(ReplicasOneByOne, one_node, publications=120, operations=40), "one logged batch", "request(s)")
+
+
+# ---- UUID Key (two datacenters) ------------------------------------------------------------------
+
+
+class CounterInOneProcess(uuid_key.UuidKeyExercise):
+    """Keys from a counter in this process: unique here, repeated by any other process or region."""
+
+    _next = itertools.count(1)
+    _lock = threading.Lock()
+
+    def next_key(self, tx, region):
+        with CounterInOneProcess._lock:
+            return next(CounterInOneProcess._next)
+
+    def new_key(self, tx, region):
+        import uuid
+
+        return uuid.uuid4()
+
+
+def test_uuid_key_refuses_a_counter_kept_in_the_process(one_node):
+    one_node.stop()  # one cluster at a time: this test needs two datacenters
+    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
+        failed_at(uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2), "database's counter", "says 0")
+
+
+# ---- Enumerable Keys (MongoDB stand-in) ----------------------------------------------------------
+
+
+class CommentsByPostQuery(ek.MongoCommentsExercise):
+    """Comments as their own documents, but a page is a query of the comments by post, sorted: the anti-pattern."""
+
+    def add(self, tx, text):
+        before = tx.call("increment_counter", self.db.posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
+                         return_document=ek.ReturnDocument.BEFORE)
+        n = before["count"] + 1
+        tx.call("insert_comment", self.db.comments.insert_one, {"_id": self.key(n), "post": self.post, "n": n, "text": text})
+
+    def read_page(self, tx, cursor):
+        skip = cursor or 0
+        docs = list(self.db.comments.find({"post": self.post}).sort("n", -1).skip(skip).limit(10))
+        return [d["text"] for d in docs], (skip + 10 if len(docs) == 10 else None)
+
+
+def test_enumerable_keys_refuses_a_page_queried_by_post():
+    with StandinMongo() as server:
+        failed_at(ek.check_exercise(CommentsByPostQuery, server, comments=40), "bulk get of computed keys", "query of the comments by post")

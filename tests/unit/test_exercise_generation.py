@@ -1,0 +1,66 @@
+"""Exercises are generated from the solutions with nbgrader's own preprocessors, and grade as nbgrader would.
+
+Why: an instructor's grading set-up (nbgrader) reads solution regions and autograded cells; if exercises/ were
+edited by hand they would drift from solutions/ and from what nbgrader's `generate_assignment` makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labkit import grading
+
+REPO = Path(__file__).resolve().parents[2]
+NAMES = sorted(p.name for p in (REPO / "solutions").glob("*.ipynb"))
+
+
+def test_every_solution_has_its_exercise():
+    assert NAMES and NAMES == sorted(p.name for p in (REPO / "exercises").glob("*.ipynb"))
+
+
+def test_exercises_are_what_the_solutions_generate():
+    assert grading.stale() == [], "run `python -m labkit.grading generate` after editing solutions/"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solutions_are_nbgrader_notebooks(name):
+    from nbgrader.utils import is_grade, is_solution
+
+    nb = nbformat.read(REPO / "solutions" / name, as_version=4)
+    solution_cells = [c for c in nb.cells if is_solution(c)]
+    graded = [c for c in nb.cells if is_grade(c)]
+    assert len(solution_cells) == 1 and "### BEGIN SOLUTION" in solution_cells[0].source
+    assert len(graded) == 1 and graded[0] is nb.cells[-1] and graded[0].metadata.nbgrader["points"] > 0
+    assert len({c.metadata.nbgrader["grade_id"] for c in solution_cells + graded}) == 2
+    exercise = grading.student_version(nb)
+    stub = [c for c in exercise.cells if is_solution(c)][0].source
+    assert "BEGIN SOLUTION" not in stub and grading.STUB in stub and "# TODO" in stub
+    assert " import exercise as " in nb.cells[2].source  # the exercise module, not the binding (the solution)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_exercise_base_class_holds_no_solution(name):
+    """The class a student extends raises NotImplementedError for every method they write."""
+    import importlib
+    import re
+
+    nb = nbformat.read(REPO / "solutions" / name, as_version=4)
+    module = importlib.import_module(re.search(r"from (labkit\.patterns\.\w+) import exercise", nb.cells[2].source).group(1) + ".exercise")
+    code = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")][0].source
+    base = getattr(module, re.search(r"class \w+\(\w+\.(\w+)\)", code).group(1))
+    methods = re.findall(r"^    def (\w+)\(self", code, re.M)
+    assert methods
+    for method in methods:
+        with pytest.raises(NotImplementedError, match="not written yet"):
+            getattr(base, method)(object.__new__(base), None, None, *([None] * (getattr(base, method).__code__.co_argcount - 3)))
+
+
+def test_grading_follows_nbgraders_rule():
+    graded = nbformat.v4.new_code_cell("assert report.passed")
+    graded.metadata["nbgrader"] = {"grade": True, "grade_id": "x", "locked": True, "points": 10, "schema_version": 3, "solution": False, "task": False}
+    nb = nbformat.v4.new_notebook(cells=[graded])
+    assert grading.grade(nb) == (10, 10)
+    graded.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="not yet", traceback=[])]
+    assert grading.grade(nb) == (0, 10)
