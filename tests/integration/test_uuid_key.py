@@ -2,6 +2,8 @@
 vanish, UUIDs keep every record; without a partition both keep every record; Ireland pays the WAN round
 trip for every counter key."""
 
+import uuid
+
 import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
@@ -93,8 +95,13 @@ def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
 
 
 def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_regions):
-    class ReadThenWrite(uuid_key.UuidKey):
+    from labkit.patterns.uuid_key.exercise import UuidKeyExercise
+
+    class ReadThenWrite(UuidKeyExercise):
         """A tempting wrong answer: read the counter, write it one higher, no condition."""
+
+        def new_key(self, tx, region):
+            return uuid.uuid4()
 
         def next_key(self, tx, region):
             session, read, _cas = self.counter_statements(region)
