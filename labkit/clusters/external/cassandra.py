@@ -5,15 +5,14 @@ on `labkit down`: nothing is ever stopped."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from ...engines import cassandra as cql
-from ...errors import ConfigError, LabkitError
-from ..base import ClusterInfo
+from ...errors import ConfigError
 from . import records
+from .base import ExternalCluster
 from .records import ExternalNode
 
 NAME = "external-cassandra"
@@ -37,11 +36,11 @@ def recorded() -> dict[str, Any] | None:
 _hosts_option = records.hosts_option
 
 
-class ExternalCassandraCluster:
+class ExternalCassandraCluster(ExternalCluster):
     """The cluster as the lab sees it: its nodes, datacenters and version, read from the cluster itself."""
 
     engine = "cassandra"
-    provider = "external"
+    NAME = NAME
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, hosts: Any = None, port: int | None = None,
                  dc: str | None = None, dcs: int | None = None, **_ignored: Any):
@@ -61,12 +60,6 @@ class ExternalCassandraCluster:
         self._sessions: list[Any] = []
 
     # ---- lifecycle: connect and look, never start or stop ----------------------------------------
-
-    def __enter__(self) -> "ExternalCassandraCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "ExternalCassandraCluster":
         """Connect, read the cluster's own description, and refuse a shape the lab would have to make."""
@@ -94,17 +87,7 @@ class ExternalCassandraCluster:
             s.cluster.shutdown()
         self._sessions = []
 
-    def live_nodes(self) -> list[ExternalNode]:
-        return [n for n in self.nodes if n.state == "UP"]
-
     # ---- what notebooks use ----------------------------------------------------------------------
-
-    def info(self) -> ClusterInfo:
-        return ClusterInfo(engine="cassandra", server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)
-
-    @property
-    def server_version(self) -> str:
-        return self._server_version
 
     @property
     def addresses(self) -> list[str]:
@@ -130,10 +113,6 @@ class ExternalCassandraCluster:
     # ---- what the CLI and the registry use -------------------------------------------------------
 
     @classmethod
-    def provision(cls) -> str:
-        return "nothing to provision for an external cluster: labkit only connects to it"
-
-    @classmethod
     def start_from_cli(cls, nodes: int | None, dcs: int | None = None, node_cpu: float | None = None, hosts: Any = None,
                        port: int | None = None, dc: str | None = None) -> "ExternalCassandraCluster":
         """`labkit up cassandra --provider external --hosts ...`: check the cluster answers, then record it."""
@@ -145,25 +124,12 @@ class ExternalCassandraCluster:
         return cluster
 
     @classmethod
-    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
-        saved = json.loads((directory / "cluster.json").read_text())
-        base = {"name": saved["name"], "engine": "cassandra", "provider": "external", "hosts": saved["hosts"], "owner_pid": None, "node_cpu": None}
-        try:
-            cluster = cls(hosts=saved["hosts"], port=saved.get("port"), dc=saved.get("dc")).start()
-        except LabkitError as exc:
-            return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
-        return {**base, "server_version": cluster.server_version, "dcs": len(cluster.datacenters()),
-                "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+    def from_record(cls, saved: dict[str, Any]) -> "ExternalCassandraCluster":
+        return cls(hosts=saved.get("hosts"), port=saved.get("port"), dc=saved.get("dc"))
 
     @classmethod
-    def stop_state_dir(cls, directory: Path) -> None:
-        """`labkit down`: forget the cluster (its record), stop nothing."""
-        records.forget(directory)
+    def hosts_of(cls, saved: dict[str, Any]) -> list[str]:
+        return list(saved.get("hosts") or [])
 
-    @classmethod
-    def fixed_size(cls) -> int | None:
-        """The node count of the recorded cluster (the panel's node slider cannot change it), or None."""
-        try:
-            return len(cls().start().nodes)
-        except LabkitError:
-            return None
+    def status_extra(self) -> dict[str, Any]:
+        return {"dcs": len(self.datacenters())}

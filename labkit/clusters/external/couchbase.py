@@ -7,12 +7,11 @@ couchbases:// string, with LABKIT_COUCHBASE_TLS_CA for a private CA. Never start
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, LabkitError
-from ..base import ClusterInfo
+from ...errors import ConfigError
 from . import records
+from .base import ExternalCluster
 from .records import ExternalNode
 
 NAME = "external-couchbase"
@@ -42,11 +41,11 @@ def login(environ: Any = None) -> tuple[str, str, str | None]:
     return security.username, security.password or "", security.ca
 
 
-class ExternalCouchbaseCluster:
+class ExternalCouchbaseCluster(ExternalCluster):
     """A Couchbase cluster as the lab sees it: its key-value nodes and version, read from the cluster itself."""
 
     engine = "couchbase"
-    provider = "external"
+    NAME = NAME
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None, **_ignored: Any):
         records.refuse_budget(node_cpu)
@@ -60,12 +59,6 @@ class ExternalCouchbaseCluster:
         self.node_cpu = None
         self.nodes: list[ExternalNode] = []
         self._server_version = ""
-
-    def __enter__(self) -> "ExternalCouchbaseCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "ExternalCouchbaseCluster":
         """Connect, read the version and the bucket's key-value nodes, and refuse a size the lab would have to make."""
@@ -82,12 +75,6 @@ class ExternalCouchbaseCluster:
                               f"{records.NOT_OURS.format(what='resize')}. Run with {len(self.nodes)} node(s).")
         return self
 
-    def stop(self) -> None:
-        """Nothing to stop: the cluster keeps running."""
-
-    def live_nodes(self) -> list[ExternalNode]:
-        return [n for n in self.nodes if n.state == "UP"]
-
     def cluster(self) -> Any:
         """A connected SDK Cluster (what the patterns' client processes call)."""
         from ...engines import couchbase
@@ -98,18 +85,7 @@ class ExternalCouchbaseCluster:
     def connection_strings(self) -> list[str]:
         return [self.connection_string]
 
-    def info(self) -> ClusterInfo:
-        return ClusterInfo(engine="couchbase", server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)
-
-    @property
-    def server_version(self) -> str:
-        return self._server_version
-
     # ---- what the CLI and the registry use -------------------------------------------------------
-
-    @classmethod
-    def provision(cls) -> str:
-        return "nothing to provision for an external cluster: labkit only connects to it"
 
     @classmethod
     def start_from_cli(cls, nodes: int | None, dcs: int | None = None, node_cpu: float | None = None, hosts: Any = None,
@@ -125,27 +101,12 @@ class ExternalCouchbaseCluster:
         return cluster
 
     @classmethod
-    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
-        saved = records.recorded(NAME) or {}
-        base = {"name": NAME, "engine": "couchbase", "provider": "external", "hosts": [saved.get("connection_string", "")], "owner_pid": None, "node_cpu": None}
-        try:
-            cluster = cls(uri=saved.get("connection_string")).start()
-        except LabkitError as exc:
-            return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
-        return {**base, "server_version": cluster.server_version,
-                "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+    def from_record(cls, saved: dict[str, Any]) -> "ExternalCouchbaseCluster":
+        return cls(uri=saved.get("connection_string"))
 
     @classmethod
-    def stop_state_dir(cls, directory: Path) -> None:
-        """`labkit down`: forget the cluster (its record), stop nothing."""
-        records.forget(directory)
-
-    @classmethod
-    def fixed_size(cls) -> int | None:
-        try:
-            return len(cls().start().nodes)
-        except LabkitError:
-            return None
+    def hosts_of(cls, saved: dict[str, Any]) -> list[str]:
+        return [saved.get("connection_string", "")]
 
 
 def _kv_nodes(sdk: Any, bucket: str) -> list[ExternalNode]:

@@ -7,13 +7,12 @@ patterns keep their data in databases of their own."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from ...engines import mongodb_sharding as sharding
 from ...errors import ConfigError, LabkitError
-from ..base import ClusterInfo
 from . import records
+from .base import ExternalCluster
 from .records import ExternalNode
 
 NAME = "external-mongodb"
@@ -42,11 +41,11 @@ def shards_of(client: Any) -> list[ExternalNode]:
     return [ExternalNode(name, ",".join(hello.get("hosts") or [hello.get("me") or "?"]), "")]
 
 
-class ExternalMongoCluster:
+class ExternalMongoCluster(ExternalCluster):
     """A MongoDB deployment as the lab sees it: its shards and version, read from the deployment itself."""
 
     engine = "mongodb"
-    provider = "external"
+    NAME = NAME
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None,
                  port: int | None = None, **_ignored: Any):
@@ -60,12 +59,6 @@ class ExternalMongoCluster:
         self.node_cpu = None
         self.nodes: list[ExternalNode] = []
         self._server_version = ""
-
-    def __enter__(self) -> "ExternalMongoCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "ExternalMongoCluster":
         """Connect, read the deployment's shards and version, and refuse a size the lab would have to make."""
@@ -85,29 +78,12 @@ class ExternalMongoCluster:
                               f"{records.NOT_OURS.format(what='resize')}. Run with {len(self.nodes)} node(s).")
         return self
 
-    def stop(self) -> None:
-        """Nothing to stop: the deployment keeps running (clients close their own connections)."""
-
-    def live_nodes(self) -> list[ExternalNode]:
-        return [n for n in self.nodes if n.state == "UP"]
-
     def client(self) -> Any:
         from ...engines import mongodb
 
         return mongodb.connect(self.uri)
 
-    def info(self) -> ClusterInfo:
-        return ClusterInfo(engine="mongodb", server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)
-
-    @property
-    def server_version(self) -> str:
-        return self._server_version
-
     # ---- what the CLI and the registry use -------------------------------------------------------
-
-    @classmethod
-    def provision(cls) -> str:
-        return "nothing to provision for an external deployment: labkit only connects to it"
 
     @classmethod
     def start_from_cli(cls, nodes: int | None, dcs: int | None = None, node_cpu: float | None = None, hosts: Any = None,
@@ -123,25 +99,9 @@ class ExternalMongoCluster:
         return cluster
 
     @classmethod
-    def describe_state_dir(cls, directory: Path) -> dict[str, Any]:
-        saved = records.recorded(NAME) or {}
-        base = {"name": NAME, "engine": "mongodb", "provider": "external", "hosts": [records.redacted(saved.get("uri", ""))], "owner_pid": None, "node_cpu": None}
-        try:
-            cluster = cls(uri=saved.get("uri")).start()
-        except LabkitError as exc:
-            return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
-        return {**base, "server_version": cluster.server_version,
-                "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+    def from_record(cls, saved: dict[str, Any]) -> "ExternalMongoCluster":
+        return cls(uri=saved.get("uri"))
 
     @classmethod
-    def stop_state_dir(cls, directory: Path) -> None:
-        """`labkit down`: forget the deployment (its record), stop nothing."""
-        records.forget(directory)
-
-    @classmethod
-    def fixed_size(cls) -> int | None:
-        """The shard count of the recorded deployment (the panel's node slider cannot change it), or None."""
-        try:
-            return len(cls().start().nodes)
-        except LabkitError:
-            return None
+    def hosts_of(cls, saved: dict[str, Any]) -> list[str]:
+        return [records.redacted(saved.get("uri", ""))]
