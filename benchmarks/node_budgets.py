@@ -148,7 +148,7 @@ def cfs_period(quick: bool, command: str) -> None:
                     cluster.set_node_cpu(BUDGET, period_us=period_ms * 1000)
                     for group in (budgets.group_of(cluster.directory, n.name) for n in cluster.live_nodes()):
                         assert group is not None and budgets.budget_of(group) == (BUDGET, period_ms * 1000), budgets.budget_of(group)
-                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches, threads=threads, nodes=[nodes],
+                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches_for(engine="cassandra"), threads=threads, nodes=[nodes],
                                      operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
                     measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
                     for r in measured:
@@ -191,7 +191,7 @@ def index_table_wide(quick: bool, command: str) -> None:
     try:
         for nodes in node_counts:
             for processes, threads in clients:
-                for repeat, order in ((1, list(exp.described.approaches)), (2, list(exp.described.approaches)[::-1])):
+                for repeat, order in ((1, list(exp.described.approaches_for(engine="cassandra"))), (2, list(exp.described.approaches_for(engine="cassandra"))[::-1])):
                     plan = SweepPlan(pattern=exp.pattern, approaches=order, threads=[threads], nodes=[nodes],
                                      operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
                     measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
@@ -250,7 +250,7 @@ def main() -> None:
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
         for nodes, (phase, sizes) in ((n, p) for n in exp.nodes for p in exp.phases):  # all phases on one cluster size
-            plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches, threads=exp.threads, nodes=[nodes],
+            plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches_for(engine="cassandra"), threads=exp.threads, nodes=[nodes],
                              operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
             measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
             rows[phase].extend(measured)

@@ -243,7 +243,7 @@ def run_pattern(
             raise ConfigError("--seconds holds each offered load that long: give the loads with --target (e.g. --target 300:3000:300)")
         phase = described.check_phase(phase or ("offered-load" if target and "offered-load" in described.phases else described.default_phase))
         named = [a.strip() for a in approaches.split(",") if a.strip()] + _workload_approaches(described, workload)
-        chosen = described.check_approaches(named or described.approaches_for(phase), phase)
+        chosen = described.check_approaches(named or described.approaches_for(phase, engine), phase, engine)
         settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds)
@@ -270,6 +270,8 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo(f"  phases      {', '.join(p.phases)} (default {p.default_phase})")
         typer.echo(f"  approaches  {', '.join(p.approaches)}")
         typer.echo(f"  engines     {', '.join(p.engines)}")
+        for engine, own in p.engine_approaches.items():
+            typer.echo(f"    {engine:<9} runs {', '.join(own)}")
         for s in p.settings:
             where = f" [{'|'.join(s.phases)} only]" if s.phases else ""
             typer.echo(f"  {f'--set {s.name}={s.default}':<28} {s.describe()}: {s.help}{where}")

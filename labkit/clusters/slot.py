@@ -22,6 +22,8 @@ class ClusterSlot:
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
         self.cluster: Any = None
         self._node_cpu = node_cpu
+        self.engine: str | None = None
+        """The engine the slot's clusters run (set by `for_engine`; the panel offers that engine's approaches)."""
         self.fixed_nodes: int | None = None
         """The node count of a cluster labkit cannot resize (an external one), else None."""
         self.adopt: Callable[..., Any] | None = None
@@ -40,6 +42,7 @@ class ClusterSlot:
 
         cluster_class = provider_for(engine, provider)
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
+        slot.engine = engine
         fixed = getattr(cluster_class, "fixed_size", None)  # a cluster labkit did not start keeps its own size
         slot.fixed_nodes = fixed() if callable(fixed) else None
         adopt = getattr(cluster_class, "adopt", None)

@@ -133,6 +133,10 @@ class Pattern:
     phase_approaches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Phases that compare only some of the approaches (a standard workload's index phases compare
     index kinds, its mix phases compare mixes); a phase not named here compares them all."""
+    engine_approaches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Engines whose binding runs only some of the approaches: the naive side is often the engine's own
+    mechanism (Cassandra's two index kinds, MongoDB's secondary index, Couchbase's GSI); an engine not
+    named here runs them all."""
 
     # ---- choices ---------------------------------------------------------------------------------
 
@@ -145,17 +149,24 @@ class Pattern:
             raise ConfigError(f"unknown phase {phase!r} for {self.name}: choose one of {', '.join(self.phases)}")
         return phase
 
-    def approaches_for(self, phase: str) -> tuple[str, ...]:
-        """The approaches a phase compares."""
-        return tuple(self.phase_approaches.get(self.check_phase(phase), self.approaches))
+    def approaches_for(self, phase: str | None = None, engine: str | None = None) -> tuple[str, ...]:
+        """The approaches a phase compares (every phase's when None) on `engine` (None: the default engine)."""
+        chosen = tuple(self.phase_approaches.get(self.check_phase(phase), self.approaches)) if phase else self.approaches
+        engine = engine or self.engines[0]
+        if self.check_engine(engine) in self.engine_approaches:
+            runs = self.engine_approaches[engine]
+            chosen = tuple(a for a in chosen if a in runs)
+        return chosen
 
-    def check_approaches(self, approaches: Any, phase: str | None = None) -> list[str]:
+    def check_approaches(self, approaches: Any, phase: str | None = None, engine: str | None = None) -> list[str]:
         chosen = list(approaches)
-        allowed = self.approaches_for(phase) if phase else self.approaches
+        allowed = self.approaches_for(phase, engine)
         unknown = [a for a in chosen if a not in allowed]
         if unknown or not chosen:
-            where = f" in phase {phase}" if phase else ""
-            raise ConfigError(f"unknown approach {unknown[0] if unknown else '(none)'!r} for {self.name}{where}: choose from {', '.join(allowed)}")
+            where = (f" in phase {phase}" if phase else "") + (f" on {engine}" if engine in self.engine_approaches else "")
+            other = [e for e in self.engines if unknown and unknown[0] in self.approaches_for(phase, e)]
+            elsewhere = f" ({unknown[0]} is {', '.join(other)}'s)" if other and engine not in other else ""
+            raise ConfigError(f"unknown approach {unknown[0] if unknown else '(none)'!r} for {self.name}{where}{elsewhere}: choose from {', '.join(allowed)}")
         return chosen
 
     def check_engine(self, engine: str) -> str:
@@ -213,14 +224,17 @@ class Pattern:
         self.resolve(size.phase, size.settings)
         return size
 
-    def plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None, **changes: Any) -> Any:
+    def plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+             engine: str | None = None, **changes: Any) -> Any:
         """The SweepPlan of one named sweep of a profile: its nodes, threads, operations, warm-up and
-        repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2)."""
+        repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2).
+        Without `approaches`, the sweep's own, or every one its phase compares on `engine`."""
         from ..results import SweepPlan
 
         size = self.size(profile, name, overrides)
+        default = [a for a in size.approaches if a in self.approaches_for(size.phase, engine)] or self.approaches_for(size.phase, engine)
         fields: dict[str, Any] = dict(
-            pattern=self.name, approaches=self.check_approaches(approaches or size.approaches or self.approaches_for(size.phase), size.phase), threads=list(size.threads),
+            pattern=self.name, approaches=self.check_approaches(approaches or default, size.phase, engine), threads=list(size.threads),
             nodes=list(size.nodes), operations=size.operations, repeats=size.repeats, targets=list(size.targets) or [None],
             target_seconds=size.target_seconds, past_knee=size.past_knee,
             run_options={"warmup": size.warmup} if size.warmup else {}, labels=self.labels(size.phase, size.settings),
@@ -245,8 +259,8 @@ class Pattern:
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
         phase = self.check_phase(phase or self.default_phase)
-        self.check_approaches([approach], phase)
         engine = engine or getattr(cluster, "engine", "") or cluster.info().engine
+        self.check_approaches([approach], phase, engine)
         values = self.resolve(phase, settings)
         return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))
 

@@ -38,9 +38,9 @@ def run_pattern_sweep(
     given = {s.name: plan.labels[s.name] for s in pattern.settings_for(phase) if s.name in plan.labels}  # e.g. from Pattern.plan
     values = pattern.resolve(phase, {**given, **dict(settings or {})})
     plan.labels = {**plan.labels, "phase": phase, **values}
-    pattern.check_approaches(plan.approaches, phase)
     pattern.check_plan(plan)
-    binding = pattern.binding(pattern.check_engine(engine))
+    pattern.check_approaches(plan.approaches, phase, engine)
+    binding = pattern.binding(engine)
     refuse = getattr(binding, "check_sweep", None)  # what this engine's binding cannot run, before any server starts
     if callable(refuse):
         refuse(phase, list(plan.approaches))

@@ -117,7 +117,7 @@ class ControlPanel:
         multiple = pattern.operations_multiple
         self.operations = w.BoundedIntText(value=operations, min=multiple, max=max(max_operations, operations), step=100 if multiple == 1 else 2 * multiple,
                                            description="operations", style=style, layout=w.Layout(width="260px"))
-        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase)}
+        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase, getattr(slot, "engine", None))}
         self.settings = {setting.name: _setting_widget(setting, initial[setting.name], style, layout) for setting in pattern.settings_for(self.phase)}
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True, tooltip="Stop after recording the run in progress as partial")

@@ -102,7 +102,9 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "index-table", "--threads", "6", "--processes", "4"], "6 client threads do not divide evenly over 4 processes"),
         (["run", "enumerable-keys", "--processes", "2"], "run it with processes=1"),
         (["run", "fan-out", "--engine", "mongodb"], "fan-out has no workload for mongodb in this version: it runs on cassandra"),
-        (["run", "index-table", "--engine", "couchbase"], "Choose --engine cassandra"),
+        (["run", "distorted-replicas", "--engine", "couchbase"], "Choose --engine cassandra"),
+        (["run", "index-table", "--engine", "mongodb", "--approaches", "naive/sai"], "'naive/sai' for index-table in phase login on mongodb (naive/sai is cassandra's)"),
+        (["run", "index-table", "--approaches", "naive/index"], "choose from naive/legacy, naive/sai, pattern"),
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):

@@ -74,6 +74,9 @@ class StandinCouchbase(StandinServer):
     label = f"CouchbaseMock {VERSION}"
     port = REST_PORT
     bucket = BUCKET
+    query_service = False
+    """No SQL++ query or index service: the SDK aborts the whole process (a C++ terminate, not an
+    exception) on the mock's reply to an index request, so a workload must not send one."""
 
     def command(self) -> list[str]:
         home = cache_dir(f"CouchbaseMock-{VERSION}")

@@ -1,12 +1,14 @@
 """Index Table: find a user by e-mail through a secondary index (naive) or a lookup table keyed by the
 e-mail (pattern). Two phases, as in the source's test: `register` (each transaction registers one new
 user) and `login` (each transaction finds a registered user by e-mail). The engine-neutral part is in
-`core`, each engine's workload in the module named after it (`cassandra`)."""
+`core`, each engine's workload in the module named after it (`cassandra`, `mongodb`, `couchbase`; the
+last two share `documents`). The naive side is each engine's own index: Cassandra's two index kinds
+(`naive/legacy`, `naive/sai`), MongoDB's secondary index and Couchbase's GSI (`naive/index`)."""
 
 from __future__ import annotations
 
 from ..description import Pattern, Setting, Size
-from .core import APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
+from .core import APPROACHES, ENGINE_APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
 
 PATTERN = Pattern(
     name=NAME,
@@ -14,11 +16,12 @@ PATTERN = Pattern(
     package=__name__,
     phases=PHASES,
     approaches=APPROACHES,
-    engines=("cassandra",),
+    engines=("cassandra", "mongodb", "couchbase"),
+    engine_approaches=ENGINE_APPROACHES,
     settings=(
         Setting("users", 1000, 1, 1_000_000, "users loaded once per cluster and approach, among which each login picks one "
                 "(the register phase registers one user per operation)", step=100, phases=("login",)),
-        Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
+        Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace (Cassandra; on MongoDB and Couchbase the cluster decides, leave it at 1)"),
     ),
     sizes={
         "quick": {

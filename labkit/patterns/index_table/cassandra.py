@@ -21,7 +21,9 @@ from ...errors import ConfigError
 from ...runner import Transaction, Verification
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
-from .core import APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
+from .core import ENGINE_APPROACHES, NAME, PHASES, email_of, id_of, judge, sample_numbers, user_row
+
+APPROACHES = ENGINE_APPROACHES["cassandra"]
 
 if TYPE_CHECKING:
     from ..exercise import CheckReport
@@ -157,30 +159,11 @@ class IndexTable(CassandraWorkload):
         s = self.session
         users_table, lookup = tables(self.approach)
         stored = {row.id: row.email for row in s.execute(f"SELECT id, email FROM {KEYSPACE}.{users_table}")}
-        numbers = sorted(n for n in (number_of(e) for e in stored.values()) if n >= 0)
-        problems = []
-        if numbers != list(range(self.users)):
-            missing = sorted(set(range(self.users)) - set(numbers))
-            extra = len(set(numbers) - set(range(self.users)))
-            problems.append(f"{len(missing)} users missing (first: {missing[:5]}), {extra} unexpected")
-        wrong_ids = [e for i, e in stored.items() if i != id_of(number_of(e))]
-        if wrong_ids:
-            problems.append(f"{len(wrong_ids)} users stored under the wrong id (first: {wrong_ids[:3]})")
-        checks: dict[str, Any] = {"users": len(stored), "expected": self.users}
         if lookup:
             pointers = {row.email: row.user_id for row in s.execute(f"SELECT email, user_id FROM {KEYSPACE}.{lookup}")}
-            unmatched = [e for i, e in stored.items() if pointers.get(e) != i]
-            checks["lookup_rows"] = len(pointers)
-            if len(pointers) != len(stored) or unmatched:
-                problems.append(f"{len(pointers)} lookup rows for {len(stored)} users; {len(unmatched)} users not found by e-mail (first: {unmatched[:3]})")
-        else:
-            step = max(1, self.users // self.verify_sample)
-            emails = [email_of(n) for n in range(0, self.users, step)]
-            not_found = [e for e, ok in zip(emails, self._find_all(self.statements, emails)) if not ok]
-            checks["index_sample_found"] = f"{len(emails) - len(not_found)}/{len(emails)}"
-            if not_found:
-                problems.append(f"{len(not_found)} of {len(emails)} sampled users not found through the index (first: {not_found[:3]})")
-        return Verification(not problems, checks, problems)
+            return judge(self.users, stored, pointers=pointers)
+        emails = [email_of(n) for n in sample_numbers(self.users, self.verify_sample)]
+        return judge(self.users, stored, index_found=zip(emails, self._find_all(self.statements, emails)))
 
     def _find_all(self, st: Statements, emails: list[str]) -> list[bool]:
         """Query the secondary index for every e-mail, many in flight; True where exactly that user came back."""

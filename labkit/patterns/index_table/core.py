@@ -1,14 +1,33 @@
-"""What Index Table is on every engine: its phases and approaches, and the users it registers and finds."""
+"""What Index Table is on every engine: its phases and approaches, the users it registers and finds, and
+how a phase's result is judged."""
 
 from __future__ import annotations
 
 import uuid
+from typing import Iterable, Mapping, NamedTuple
+
+from ...runner import Verification
 
 NAME = "index-table"
-APPROACHES = ("naive/legacy", "naive/sai", "pattern")
+APPROACHES = ("naive/legacy", "naive/sai", "naive/index", "pattern")
+ENGINE_APPROACHES = {
+    "cassandra": ("naive/legacy", "naive/sai", "pattern"),  # Cassandra's original index and its Storage-Attached Index
+    "mongodb": ("naive/index", "pattern"),  # a secondary index on e-mail of a collection sharded by user id
+    "couchbase": ("naive/index", "pattern"),  # a Global Secondary Index on e-mail, asked through the query service
+}
 PHASES = ("register", "login")
 EMAIL_DOMAIN = "students.example"
 USER_NAMESPACE = uuid.UUID("6f1c1b1e-3c1a-4d7e-9a55-2f0d3a1b7c11")
+
+
+class User(NamedTuple):
+    """A user as a login finds it (every engine's binding returns one of these, or the engine's own row
+    with the same fields)."""
+
+    id: uuid.UUID
+    email: str
+    name: str
+    password_hash: str
 
 
 def email_of(n: int) -> str:
@@ -29,3 +48,37 @@ def number_of(email: str) -> int:
 def user_row(n: int) -> tuple[uuid.UUID, str, str, str]:
     """(id, e-mail, name, password hash) of user number n."""
     return (id_of(n), email_of(n), f"Student {n}", f"pbkdf2${n:08x}")
+
+
+def sample_numbers(users: int, sample: int) -> list[int]:
+    """`sample` user numbers spread over the whole range (what verify() asks an index for)."""
+    return list(range(0, users, max(1, users // max(1, sample))))
+
+
+def judge(users: int, stored: Mapping[uuid.UUID, str], pointers: Mapping[str, uuid.UUID] | None = None,
+          index_found: Iterable[tuple[str, bool]] | None = None) -> Verification:
+    """Exactly users 0..users-1 stored (`stored`: id -> e-mail), each under its own id; with the pattern,
+    a lookup entry per user pointing at it (`pointers`: e-mail -> id); with an index, the sampled e-mails
+    found through it (`index_found`: (e-mail, found exactly that user))."""
+    numbers = sorted(n for n in (number_of(e) for e in stored.values()) if n >= 0)
+    problems = []
+    if numbers != list(range(users)):
+        missing = sorted(set(range(users)) - set(numbers))
+        extra = len(set(numbers) - set(range(users)))
+        problems.append(f"{len(missing)} users missing (first: {missing[:5]}), {extra} unexpected")
+    wrong_ids = [e for i, e in stored.items() if i != id_of(number_of(e))]
+    if wrong_ids:
+        problems.append(f"{len(wrong_ids)} users stored under the wrong id (first: {wrong_ids[:3]})")
+    checks: dict[str, object] = {"users": len(stored), "expected": users}
+    if pointers is not None:
+        unmatched = [e for i, e in stored.items() if pointers.get(e) != i]
+        checks["lookup_rows"] = len(pointers)
+        if len(pointers) != len(stored) or unmatched:
+            problems.append(f"{len(pointers)} lookup rows for {len(stored)} users; {len(unmatched)} users not found by e-mail (first: {unmatched[:3]})")
+    if index_found is not None:
+        sampled = list(index_found)
+        not_found = [e for e, ok in sampled if not ok]
+        checks["index_sample_found"] = f"{len(sampled) - len(not_found)}/{len(sampled)}"
+        if not_found:
+            problems.append(f"{len(not_found)} of {len(sampled)} sampled users not found through the index (first: {not_found[:3]})")
+    return Verification(not problems, checks, problems)
