@@ -352,3 +352,22 @@ def test_couchbase_profile_of_a_naive_login_comes_from_the_query_service():
     assert sdk.log[-1][2]["profile"] == QueryProfile.TIMINGS
     pattern, _sdk = couch("pattern")
     assert cb.profile_login(pattern, 1)["requests"] == 2
+
+
+# ---- the panel ---------------------------------------------------------------------------------
+
+def test_the_panel_offers_the_approaches_of_the_engine_its_slot_runs():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.widgets.panel import ControlPanel
+
+    def never(_n, node_cpu=None):
+        raise AssertionError("no cluster starts in this test")
+
+    offered = {}
+    for engine in ("cassandra", "mongodb", "couchbase", None):
+        slot = ClusterSlot(never)
+        slot.engine = engine
+        offered[engine] = tuple(ControlPanel(PATTERN, slot=slot, phase="login").approaches)
+    assert offered == {"cassandra": ("naive/legacy", "naive/sai", "pattern"), "mongodb": ("naive/index", "pattern"),
+                       "couchbase": ("naive/index", "pattern"), None: ("naive/legacy", "naive/sai", "pattern")}
+    assert ClusterSlot.for_engine("mongodb", "standin").engine == "mongodb"
