@@ -18,8 +18,8 @@ def labkit(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "labkit", *args], capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
 
 
-def sweep(engine: str, phase: str, out, *extra: str) -> pd.DataFrame:
-    r = labkit("run", "index-table", "--engine", engine, "--phase", phase, "--threads", "4", "--operations", "120", "--processes", "1",
+def sweep(engine: str, phase: str, out, *extra: str, processes: int = 1) -> pd.DataFrame:
+    r = labkit("run", "index-table", "--engine", engine, "--phase", phase, "--threads", "4", "--operations", "120", "--processes", str(processes),
                "--set", "users=300" if phase == "login" else "replication=1", *extra, "--out", str(out))
     assert r.returncode == 0, r.stdout + r.stderr
     return pd.read_csv(out)
@@ -44,3 +44,10 @@ def test_couchbase_standin_runs_the_pattern_and_refuses_the_gsi_with_what_to_do(
                "--out", str(tmp_path / "n.csv"))
     assert r.returncode != 0 and "Run --approaches pattern there" in r.stderr + r.stdout, r.stdout + r.stderr
     assert "terminate called" not in r.stderr  # the SDK was never asked for an index (it aborts the process on the mock's reply)
+
+
+@pytest.mark.parametrize("engine", ["mongodb", "couchbase"])
+def test_two_client_processes_each_connect_themselves(engine, tmp_path):
+    """With --processes 2 the workload is pickled into spawned processes: its live driver objects are not."""
+    rows = sweep(engine, "login", tmp_path / "r.csv", "--approaches", "pattern", processes=2)
+    assert list(rows["processes"]) == [2] and rows["verify_ok"].all() and (rows["errors"] == 0).all()

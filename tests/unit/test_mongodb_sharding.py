@@ -88,3 +88,20 @@ def test_shards_asked_comes_from_the_mongos_explain():
     client = FakeClient(asked=("s1", "s2", "s3"))
     assert sharding.shards_asked(client, "index_table", "users", {"email": "a@b"}) == 3
     assert sharding.is_sharded(FakeClient(old=True))  # isMaster answers where hello does not
+
+
+def test_ycsb_usertable_is_sharded_after_it_is_dropped_for_a_fresh_load(monkeypatch):
+    from unittest.mock import MagicMock
+
+    from labkit.workloads.ycsb import mongodb as ycsb_mongodb
+
+    sent = []
+    monkeypatch.setattr(ycsb_mongodb, "shard_collections", lambda client, database, keys: sent.append((database, dict(keys))))
+    workload = ycsb_mongodb.YcsbMongo("mongodb://fake/", "baseline/a", "mix", records=10, fields=2, field_length=8, max_scan=5,
+                                      insert_order="hashed", distribution="default")
+    client = MagicMock()
+    client.__getitem__.return_value.__getitem__.return_value.database.loaded.find_one.return_value = None
+    workload._client = client
+    workload.setup()
+    collection = client["ycsb"]["usertable"]
+    assert collection.drop.called and sent == [("ycsb", {"usertable": "_id"})]

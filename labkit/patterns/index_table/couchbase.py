@@ -84,6 +84,9 @@ class CouchbaseUsers(UserDirectory):
         self._cluster = None
         self._collection = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_cluster": None, "_collection": None}  # each client process connects itself
+
     @property
     def cluster(self):
         if self._cluster is None:
@@ -134,7 +137,8 @@ class CouchbaseUsers(UserDirectory):
         from couchbase.options import QueryOptions
 
         consistency = QueryScanConsistency.REQUEST_PLUS if request_plus else QueryScanConsistency.NOT_BOUNDED
-        return list(self.cluster.query(statement, QueryOptions(named_parameters=parameters, adhoc=False, scan_consistency=consistency)).rows())
+        options = QueryOptions(adhoc=False, scan_consistency=consistency, **({"named_parameters": parameters} if parameters else {}))
+        return list(self.cluster.query(statement, options).rows())
 
     # ---- storage steps ---------------------------------------------------------------------------
 

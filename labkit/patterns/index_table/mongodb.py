@@ -56,6 +56,9 @@ class MongoUsers(UserDirectory):
         self.uri = uri
         self._client = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_client": None}  # each client process connects itself
+
     @property
     def db(self):
         if self._client is None:

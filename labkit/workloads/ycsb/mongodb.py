@@ -1,6 +1,8 @@
 """YCSB's core workload on MongoDB through pymongo: one `usertable` collection of documents
 {_id: key, field0..fieldN}, read by _id, one field `$set` per update, scans in _id order (MongoDB keeps
-its primary index ordered, so a scan is YCSB's own: the next `count` keys from a start key).
+its primary index ordered, so a scan is YCSB's own: the next `count` keys from a start key). On a sharded
+cluster the collection is sharded by hashed _id, so reads and writes by key reach one shard each and the
+shard count means capacity; a scan then asks every shard.
 
 The index phases compare a query by `tag` with no index (a collection scan) against a secondary index on
 it (`baseline/2i`); `baseline/sai` is Cassandra's storage-attached index and has no MongoDB counterpart.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ...engines.mongodb_sharding import shard_collections
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction
 from .core import YcsbRun
@@ -72,6 +75,9 @@ class YcsbMongo(YcsbRun, BaseWorkload):
         if self._load_needed:
             self.collection.database.loaded.delete_one({"_id": self.collection_name})
             self.collection.drop()
+        # spread the documents over the shards (hashed _id: even from the first insert, no chunk to split and
+        # move; a scan by _id range then asks every shard), where the cluster is sharded; idempotent
+        shard_collections(self.collection.database.client, DATABASE, {self.collection_name: "_id"})
         if self.indexed and self.approach == "baseline/2i":
             self.collection.create_index("tag")
 
