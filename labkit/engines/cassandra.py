@@ -199,6 +199,14 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
     )
 
 
+def per_node(session: Session, statement: str, params: Any = None) -> dict[str, list[Any]]:
+    """One statement on every live node, each answering for itself: virtual tables (system_views) and
+    local system tables describe the node that serves the request, so a cluster-wide question is one
+    request per node. Keyed by the node's address."""
+    hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up]
+    return {h.address: list(session.execute(statement, params, host=h)) for h in hosts}
+
+
 def write_all(session: Session, statement: Any, params: Sequence[Sequence[Any]], concurrency: int = 64) -> int:
     """Execute one prepared statement for every parameter tuple, many in flight (loading test data
     fast, outside the measured window). Raises on the first failure; returns how many were written."""

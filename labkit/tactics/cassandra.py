@@ -30,12 +30,6 @@ def ring(cluster: Any, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]
     return out
 
 
-def _per_node(session: Any, statement: str, params: Any = None) -> dict[str, list[Any]]:
-    """One statement on every live node's own tables (virtual and local system tables describe that node)."""
-    hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up]
-    return {h.address: list(session.execute(statement, params, host=h)) for h in hosts}
-
-
 def _needs_local(cluster: Any, what: str) -> None:
     if not callable(getattr(cluster, "nodetool", None)):
         raise ConfigError(f"{what} needs a cluster labkit started itself (provider local): it runs nodetool on the nodes")
@@ -87,11 +81,11 @@ class CreateIndex(Tactic):
         """Every node reports the index built (SAI: queryable and not building; 2i: in its built-indexes table)."""
         _table, index = self._names(workload)
         if self.kind == "sai":
-            rows = _per_node(workload.session, "SELECT is_queryable, is_building FROM system_views.sai_column_indexes "
+            rows = cql.per_node(workload.session, "SELECT is_queryable, is_building FROM system_views.sai_column_indexes "
                              "WHERE keyspace_name = %s AND index_name = %s", (KEYSPACE, index))
             built = {node: bool(r) and r[0].is_queryable and not r[0].is_building for node, r in rows.items()}
         else:
-            rows = _per_node(workload.session, 'SELECT index_name FROM system."IndexInfo" WHERE table_name = %s', (KEYSPACE,))
+            rows = cql.per_node(workload.session, 'SELECT index_name FROM system."IndexInfo" WHERE table_name = %s', (KEYSPACE,))
             built = {node: any(r.index_name == index for r in r_) for node, r_ in rows.items()}
         missing = sorted(n for n, ok in built.items() if not ok)
         if missing or not built:
@@ -185,7 +179,7 @@ class RaiseReplication(Tactic):
     def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
         """Every node's schema says the new factor, and the repair history has successful repairs of the
         table since the change began."""
-        rows = _per_node(workload.session, "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (KEYSPACE,))
+        rows = cql.per_node(workload.session, "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (KEYSPACE,))
         factors = {node: (r[0].replication.get("replication_factor") if r else None) for node, r in rows.items()}
         wrong = {n: f for n, f in factors.items() if f != str(self.to)}
         if wrong:

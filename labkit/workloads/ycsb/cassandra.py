@@ -121,14 +121,9 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     # ---- the nodes' caches (phase cache) ---------------------------------------------------------
 
-    def _per_node(self, statement: str) -> list[list[Any]]:
-        """One statement on every node's own virtual tables (they describe the node that answers)."""
-        hosts = [h for h in self.session.cluster.metadata.all_hosts() if h.is_up]
-        return [list(self.session.execute(statement, host=h)) for h in hosts]
-
     def check_chunk_cache(self) -> None:
         """The nodes run with the chunk cache this sweep asks for (their own cache table says so), or a clear error."""
-        for rows in self._per_node("SELECT name, capacity_bytes FROM system_views.caches"):
+        for rows in cql.per_node(self.session, "SELECT name, capacity_bytes FROM system_views.caches").values():
             capacity = next((r.capacity_bytes for r in rows if r.name == "chunks"), None)
             if capacity != self.chunk_cache_mb * 2**20:
                 have = "none" if capacity is None else f"{capacity / 2**20:g} MiB"
@@ -144,7 +139,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         if self.phase != "cache":
             return None
         totals = {"chunk_cache_hits": 0, "chunk_cache_requests": 0, "key_cache_hits": 0, "key_cache_requests": 0}
-        for rows in self._per_node("SELECT name, hit_count, request_count FROM system_views.caches"):
+        for rows in cql.per_node(self.session, "SELECT name, hit_count, request_count FROM system_views.caches").values():
             for r in rows:
                 kind = {"chunks": "chunk_cache", "keys": "key_cache"}.get(r.name)
                 if kind:
