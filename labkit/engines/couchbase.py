@@ -36,6 +36,40 @@ def collection(cluster: Any, bucket: str) -> Any:
     return cluster.bucket(bucket).default_collection()
 
 
+class ClusterPerProcess:
+    """A workload's SDK Cluster and the lab bucket's collection, opened lazily in each client process and
+    left out when the workload is pickled into a spawned one. Set `connect` (() -> a connected SDK
+    Cluster, e.g. a labkit cluster's `cluster` method) and `bucket`."""
+
+    connect: Any
+    bucket: str
+    _cluster: Any = None
+    _collection: Any = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_cluster": None, "_collection": None}
+
+    @property
+    def cluster(self) -> Any:
+        if self._cluster is None:
+            self._cluster = self.connect()
+            self._collection = collection(self._cluster, self.bucket)
+        return self._cluster
+
+    @property
+    def collection(self) -> Any:
+        _ = self.cluster
+        return self._collection
+
+    def open_process(self) -> None:
+        _ = self.cluster
+
+    def close_process(self) -> None:
+        if self._cluster is not None:
+            self._cluster.close()
+        self._cluster = self._collection = None
+
+
 def server_version(cluster: Any) -> str:
     info = cluster.cluster_info()
     version = getattr(info, "server_version_short", None) or getattr(info, "server_version", None)

@@ -47,6 +47,36 @@ def connect(uri: str, timeout_s: float = 10, **options) -> MongoClient:
     return client
 
 
+class ClientPerProcess:
+    """A workload's MongoClient, opened lazily in each client process and left out when the workload is
+    pickled into a spawned one (a MongoClient holds sockets and threads). Set `uri`; `connected(client)`
+    runs once per new connection (e.g. sharding the pattern's collections)."""
+
+    uri: str
+    _client: MongoClient | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_client": None}
+
+    @property
+    def client(self) -> MongoClient:
+        if self._client is None:
+            self._client = connect(self.uri)
+            self.connected(self._client)
+        return self._client
+
+    def connected(self, client: MongoClient) -> None:
+        """What to do once per connection (nothing by default)."""
+
+    def open_process(self) -> None:
+        _ = self.client
+
+    def close_process(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
 def server_version(client: MongoClient) -> str:
     return client.server_info()["version"]
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engines.couchbase import ClusterPerProcess
 from ...runner import Transaction
 from .core import CommentStore, list_newest_first, list_page, page_of_numbers, store_workload
 
 
-class CouchbaseComments(CommentStore):
+class CouchbaseComments(ClusterPerProcess, CommentStore):
     """"<post>": {"comments": [...]}; "<post>::count": the counter; "<post>::c::<n>": {"n", "text"}."""
 
     engine = "couchbase"
@@ -19,29 +20,10 @@ class CouchbaseComments(CommentStore):
         super().__init__(approach, phase, **options)
         self.connect = connect  # () -> a connected SDK Cluster
         self.bucket = bucket
-        self._cluster = None
-        self._collection = None
 
     @classmethod
     def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "CouchbaseComments":
         return cls(cluster.cluster, cluster.bucket, approach, phase, **options)
-
-    @property
-    def collection(self):
-        if self._collection is None:
-            from ...engines import couchbase
-
-            self._cluster = self.connect()
-            self._collection = couchbase.collection(self._cluster, self.bucket)
-        return self._collection
-
-    def open_process(self) -> None:
-        _ = self.collection
-
-    def close_process(self) -> None:
-        if self._cluster is not None:
-            self._cluster.close()
-        self._cluster = self._collection = None
 
     @property
     def counter_key(self) -> str:

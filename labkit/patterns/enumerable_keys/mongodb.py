@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...engines.mongodb import ClientPerProcess
+from ...engines.mongodb_sharding import shard_collections
 from ...runner import Transaction
 from .core import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers, store_workload
 
@@ -12,7 +14,7 @@ DATABASE = "enumerable_keys"
 SHARD_KEYS = {"posts": "_id", "comments": "_id"}  # hashed: a post's comments spread over every shard
 
 
-class MongoComments(CommentStore):
+class MongoComments(ClientPerProcess, CommentStore):
     """posts: {_id, comments: [...], size, count}; comments: {_id: "<post>:<n>", post, n, text}."""
 
     engine = "mongodb"
@@ -20,30 +22,17 @@ class MongoComments(CommentStore):
     def __init__(self, uri: str, approach: str, phase: str, **options: Any):
         super().__init__(approach, phase, **options)
         self.uri = uri
-        self._client = None
 
     @classmethod
     def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "MongoComments":
         return cls(cluster.uri, approach, phase, **options)
 
+    def connected(self, client: Any) -> None:
+        shard_collections(client, DATABASE, SHARD_KEYS)  # where the deployment is sharded; idempotent
+
     @property
     def db(self):
-        if self._client is None:
-            from ...engines import mongodb
-
-            from ...engines.mongodb_sharding import shard_collections
-
-            self._client = mongodb.connect(self.uri)
-            shard_collections(self._client, DATABASE, SHARD_KEYS)  # where the deployment is sharded; idempotent
-        return self._client[DATABASE]
-
-    def open_process(self) -> None:
-        _ = self.db
-
-    def close_process(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        return self.client[DATABASE]
 
     def key(self, n: int) -> str:
         return f"{self.post}:{n:09d}"

@@ -21,7 +21,7 @@ from ...errors import ConfigError
 from ...runner import Transaction, Verification
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
-from .core import ENGINE_APPROACHES, NAME, PHASES, email_of, id_of, judge, sample_numbers, user_row
+from .core import ENGINE_APPROACHES, NAME, PHASES, UserPhases, email_of, found_user, id_of, judge, sample_numbers, user_row
 
 APPROACHES = ENGINE_APPROACHES["cassandra"]
 
@@ -62,7 +62,7 @@ class Statements:
     by_id: PreparedStatement
 
 
-class IndexTable(CassandraWorkload):
+class IndexTable(UserPhases, CassandraWorkload):
     """One phase of the Index Table test with one approach.
 
     `users`: how many users the login phase loads and picks from, or how many the register phase
@@ -128,12 +128,6 @@ class IndexTable(CassandraWorkload):
             cql.write_all(s, st.insert_lookup, [(email_of(n), id_of(n)) for n in range(self.users)])
         s.execute(f"INSERT INTO {KEYSPACE}.loaded (approach, users) VALUES (%s, %s)", (self.approach, self.users))
 
-    def transaction(self, tx: Transaction) -> None:
-        if self.phase == "register":
-            self.register(tx, tx.seq * tx.workers + tx.worker)
-        else:
-            self.login(tx, tx.rng.randrange(self.users))
-
     def register(self, tx: Transaction, n: int) -> None:
         """Naive: one write (the index is the database's business). Pattern: the user, then the lookup row."""
         st = self.statements
@@ -145,10 +139,7 @@ class IndexTable(CassandraWorkload):
     def login(self, tx: Transaction, n: int) -> Any:
         """Naive: one indexed query, scattered over the ring. Pattern: two key reads, one node each.
         Returns the user row found (a login that finds the wrong user, or none, fails)."""
-        found = find_user(self.session, self.statements, email_of(n), tx.call)
-        if found is None or found.id != id_of(n):
-            raise LookupError(f"login of {email_of(n)} found {found and found.id}, expected {id_of(n)}")
-        return found
+        return found_user(find_user(self.session, self.statements, email_of(n), tx.call), n)
 
     def verify(self) -> Verification:
         """Exactly the users this phase should have, under the right ids, and found by e-mail.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Iterable, Mapping, NamedTuple
 
-from ...runner import Verification
+from ...runner import Transaction, Verification
 
 NAME = "index-table"
 APPROACHES = ("naive/legacy", "naive/sai", "naive/index", "pattern")
@@ -48,6 +48,34 @@ def number_of(email: str) -> int:
 def user_row(n: int) -> tuple[uuid.UUID, str, str, str]:
     """(id, e-mail, name, password hash) of user number n."""
     return (id_of(n), email_of(n), f"Student {n}", f"pbkdf2${n:08x}")
+
+
+class UserPhases:
+    """What a transaction of each phase is, on every engine: the register phase registers user number
+    seq*workers+worker (a run of `users` operations covers 0..users-1 exactly), the login phase logs in a
+    random one of the `users` loaded. Bindings write register() and login() and call found_user()."""
+
+    phase: str
+    users: int
+
+    def transaction(self, tx: Transaction) -> None:
+        if self.phase == "register":
+            self.register(tx, tx.seq * tx.workers + tx.worker)
+        else:
+            self.login(tx, tx.rng.randrange(self.users))
+
+    def register(self, tx: Transaction, n: int) -> None:
+        raise NotImplementedError
+
+    def login(self, tx: Transaction, n: int) -> object:
+        raise NotImplementedError
+
+
+def found_user(found, n: int):
+    """A login's result if it is user n's record; a login that finds the wrong user, or none, fails."""
+    if found is None or found.id != id_of(n):
+        raise LookupError(f"login of {email_of(n)} found {found and found.id}, expected {id_of(n)}")
+    return found
 
 
 def sample_numbers(users: int, sample: int) -> list[int]:

@@ -18,6 +18,7 @@ import uuid
 from datetime import timedelta
 from typing import Any, Callable
 
+from ...engines.couchbase import ClusterPerProcess
 from ...errors import NotAvailableError
 from ...runner import Transaction
 from .core import User, email_of, id_of, number_of
@@ -69,7 +70,7 @@ def user_of(document: dict[str, Any] | None) -> User | None:
     return User(uuid.UUID(document["id"]), document["email"], document["name"], document["password_hash"])
 
 
-class CouchbaseUsers(UserDirectory):
+class CouchbaseUsers(ClusterPerProcess, UserDirectory):
     """The Index Table phases on Couchbase (see the module's docstring for the two approaches)."""
 
     engine = "couchbase"
@@ -81,33 +82,6 @@ class CouchbaseUsers(UserDirectory):
         self.bucket = bucket
         if self.naive and not query_service:
             raise NotAvailableError(NO_QUERY_SERVICE)
-        self._cluster = None
-        self._collection = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_cluster": None, "_collection": None}  # each client process connects itself
-
-    @property
-    def cluster(self):
-        if self._cluster is None:
-            from ...engines import couchbase
-
-            self._cluster = self.connect()
-            self._collection = couchbase.collection(self._cluster, self.bucket)
-        return self._cluster
-
-    @property
-    def collection(self):
-        _ = self.cluster
-        return self._collection
-
-    def open_process(self) -> None:
-        _ = self.cluster
-
-    def close_process(self) -> None:
-        if self._cluster is not None:
-            self._cluster.close()
-        self._cluster = self._collection = None
 
     @property
     def marker_key(self) -> str:

@@ -18,14 +18,14 @@ from typing import Any
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction, Verification
 from .. import check_choice
-from .core import ENGINE_APPROACHES, NAME, PHASES, User, email_of, id_of, judge, sample_numbers, user_row
+from .core import ENGINE_APPROACHES, NAME, PHASES, User, UserPhases, email_of, found_user, judge, sample_numbers, user_row
 
 
-class UserDirectory(BaseWorkload):
+class UserDirectory(UserPhases, BaseWorkload):
     """One phase of the Index Table test with one approach on a document store.
 
     `users`: how many users the login phase loads and picks from, or how many the register phase
-    registers (user number seq*workers+worker per transaction, so a run covers 0..users-1 exactly).
+    registers (see core.UserPhases).
     """
 
     engine = ""
@@ -132,12 +132,6 @@ class UserDirectory(BaseWorkload):
         self.settle()
         self.set_marker(written=self.users, loaded=self.users)
 
-    def transaction(self, tx: Transaction) -> None:
-        if self.phase == "register":
-            self.register(tx, tx.seq * tx.workers + tx.worker)
-        else:
-            self.login(tx, tx.rng.randrange(self.users))
-
     def register(self, tx: Transaction, n: int) -> None:
         """Naive: one write (the index is the database's business). Pattern: the user, then the lookup entry."""
         row = user_row(n)
@@ -154,15 +148,12 @@ class UserDirectory(BaseWorkload):
         else:
             user_id = self.read_lookup(tx, email)
             found = self.read_user(tx, user_id) if user_id is not None else None
-        if found is None or found.id != id_of(n):
-            raise LookupError(f"login of {email} found {found and found.id}, expected {id_of(n)}")
-        return found
+        return found_user(found, n)
 
     def verify(self) -> Verification:
         """Exactly the users this phase should have, under the right ids, and found by e-mail: the
         pattern's lookup entries one by one (they are the application's to keep right), the index by
-        asking it for `verify_sample` users spread over the range."""
-        self.settle()
+        asking it for `verify_sample` users spread over the range (index_finds waits for the index itself)."""
         written = max(self.users, self.marker()["written"])
         stored = self.stored_users(written)
         if not self.naive:

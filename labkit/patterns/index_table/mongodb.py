@@ -15,6 +15,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections, shards_asked
 from ...runner import Transaction
 from .core import User, email_of, id_of, number_of
@@ -46,7 +47,7 @@ def user_of(document: dict[str, Any] | None) -> User | None:
     return User(uuid.UUID(document["_id"]), document["email"], document["name"], document["password_hash"])
 
 
-class MongoUsers(UserDirectory):
+class MongoUsers(ClientPerProcess, UserDirectory):
     """The Index Table phases on MongoDB (see the module's docstring for the two approaches)."""
 
     engine = "mongodb"
@@ -54,26 +55,10 @@ class MongoUsers(UserDirectory):
     def __init__(self, uri: str, approach: str, phase: str, users: int, replication: int = 1, verify_sample: int = 200):
         super().__init__(approach, phase, users, replication, verify_sample)
         self.uri = uri
-        self._client = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_client": None}  # each client process connects itself
 
     @property
     def db(self):
-        if self._client is None:
-            from ...engines import mongodb
-
-            self._client = mongodb.connect(self.uri)
-        return self._client[DATABASE]
-
-    def open_process(self) -> None:
-        _ = self.db
-
-    def close_process(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        return self.client[DATABASE]
 
     @property
     def users_coll(self):

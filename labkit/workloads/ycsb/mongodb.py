@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction
@@ -34,7 +35,7 @@ def check_sweep(phase: str, approaches: list[str]) -> None:
                           "(compare it with baseline/no-index: --approaches baseline/no-index,baseline/2i)")
 
 
-class YcsbMongo(YcsbRun, BaseWorkload):
+class YcsbMongo(ClientPerProcess, YcsbRun, BaseWorkload):
     """One run of a YCSB mix or index experiment on MongoDB."""
 
     def __init__(self, uri: str, approach: str, phase: str, *, records: int, fields: int, field_length: int, max_scan: int,
@@ -44,28 +45,10 @@ class YcsbMongo(YcsbRun, BaseWorkload):
                        insert_order=insert_order, distribution=distribution, tags=tags)
         self.uri = uri
         self.collection_name = f"tagged_{approach.split('/', 1)[1].replace('-', '_')}" if self.indexed else COLLECTION
-        self._client = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = dict(self.__dict__)
-        state["_client"] = None  # each client process connects itself
-        return state
 
     @property
     def collection(self):
-        if self._client is None:
-            from ...engines import mongodb
-
-            self._client = mongodb.connect(self.uri)
-        return self._client[DATABASE][self.collection_name]
-
-    def open_process(self) -> None:
-        _ = self.collection
-
-    def close_process(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        return self.client[DATABASE][self.collection_name]
 
     # ---- schema and data -------------------------------------------------------------------------
 
