@@ -254,6 +254,24 @@ def run_pattern(
         typer.echo(f"interrupted: {len(rows)} rows appended to {out}, the last one partial (complete=False)", err=True)
         raise typer.Exit(130)
     typer.echo(f"{len(rows)} rows appended to {out}")
+    unverified = _unverified(rows)
+    if unverified:
+        typer.secho(f"error: {unverified}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(1)
+
+
+def _unverified(rows: list[dict]) -> str:
+    """One sentence when a measured run failed its verification or could not finish it ('' when all passed)."""
+    failed = [r for r in rows if r.get("verify_state") == "failed"]
+    unfinished = [r for r in rows if r.get("verify_state") == "unfinished"]
+    if not failed and not unfinished:
+        return ""
+    worst = (unfinished or failed)[0]
+    where = f"{worst['approach']} at {worst['threads']} threads on {worst['nodes']} node(s)"
+    parts = [f"{len(failed)} run(s) failed verification" if failed else "",
+             f"{len(unfinished)} run(s) could not finish verifying" if unfinished else ""]
+    return (f"{' and '.join(p for p in parts if p)} (rows kept, see verify_state and verify_problems; first: {where}: "
+            f"{worst.get('verify_problems') or 'no reason given'})")
 
 
 @app.command("patterns")

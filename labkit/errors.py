@@ -13,3 +13,8 @@ class ConfigError(LabkitError, ValueError):
 
 class NotAvailableError(LabkitError):
     """Something the request needs does not exist here (a provider, a pattern, a binary)."""
+
+
+class VerificationUnfinished(LabkitError):
+    """verify() could not finish (a read kept timing out, a node did not answer): the result is unknown,
+    which is neither a pass nor a lost record. The runner keeps the measured row and marks it not verified."""

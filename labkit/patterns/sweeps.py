@@ -70,6 +70,6 @@ def _sweep(pattern: Pattern, plan: SweepPlan, phase: str, values: dict[str, Any]
             f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  "
             + (f"offered {row['target_rate']:>7,.0f}/s  " if row.get("target_rate") else "") + f"{row['throughput']:>9,.0f} tx/s  "
             f"p95 {row['p95_us'] / 1000:7.1f} ms  " + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "") +
-            f"verify={row.get('verify_ok')}  limit={row.get('limit')}"
+            f"verify {row.get('verify_state')}  limit={row.get('limit')}"
         )
         yield row

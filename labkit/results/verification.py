@@ -20,9 +20,12 @@ def verification_report(df: pd.DataFrame, by: tuple[str, ...] = ()) -> str:
             lines.append(f"{where}: stopped early, not verified")
             continue
         state = {True: "ok", False: "FAILED", None: "not verified"}[row.get("verify_ok") if pd.notna(row.get("verify_ok")) else None]
+        if row.get("verify_state") == "unfinished":
+            state = "NOT DONE (verify could not finish)"
         detail = row.get("verify_checks") or ""
         problems = row.get("verify_problems") or ""
         lines.append(f"{where}: {state}" + (f" ({detail})" if detail else "") + (f" — {problems}" if problems else ""))
     failed = int((df["verify_ok"] == False).sum())  # noqa: E712 (a column of True/False/None)
-    lines.append(f"{len(df)} runs, {failed} failed verification")
+    unfinished = int((df["verify_state"] == "unfinished").sum()) if "verify_state" in df else 0
+    lines.append(f"{len(df)} runs, {failed} failed verification" + (f", {unfinished} could not finish it" if unfinished else ""))
     return "\n".join(lines)

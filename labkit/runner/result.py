@@ -78,6 +78,7 @@ class RunResult:
     measurements: Measurements | None = field(default=None, repr=False)
     parts: list[Measurements] = field(default_factory=list, repr=False)  # one per client process
     threads_per_process: list[int] = field(default_factory=list)  # how `threads` were spread over the processes
+    cleanup_problem: str = ""  # what cleanup() could not do ('' when it worked or did not run)
     released_at: float | None = None  # time.monotonic() of the workers' release: second 0 of `timeline`
 
     @property
@@ -128,9 +129,11 @@ class RunResult:
             "limit": self.limit,
             "limit_note": self.limit_note,
             "verify_ok": None if self.verification is None else self.verification.ok,
+            "verify_state": "not run" if self.verification is None else self.verification.state,
             "verify_checks": "" if self.verification is None else ", ".join(f"{k}={v}" for k, v in self.verification.checks.items()),
             "verify_problems": "" if self.verification is None else "; ".join(self.verification.problems),
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
+            "cleanup_problem": self.cleanup_problem,
         }
         row["workers"] = self.workers
         row["timeline"] = json.dumps([[r["second"], round(r["span_s"], 3), r["transactions"], r["errors"], r["p50_us"], r["p95_us"], r["p99_us"]]
@@ -196,6 +199,8 @@ class RunResult:
             lines.append(f"  limited by {self.limit}: {self.limit_note}")
         if self.verification is not None:
             lines.append("  " + str(self.verification))
+        if self.cleanup_problem:
+            lines.append("  " + self.cleanup_problem)
         return "\n".join(lines)
 
 

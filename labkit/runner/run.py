@@ -17,6 +17,7 @@ from .result import LatencyStats, RunResult, intended_stats, op_stats
 from .retry import RetryPolicy
 from .server_cpu import ServerMeter
 from .timeline import Timeline
+from .unmeasured import budgets_lifted, cleaned_up, verified
 
 ProgressCallback = Callable[[int, int], None]
 """progress(done, total): called about every 0.1 s from the thread that called run()."""
@@ -110,8 +111,11 @@ def run(
     `server_meter` (from the cluster, e.g. `cluster.cpu_meter()`) measures each node's CPU around the
     measured window (it starts when every worker has warmed up, just before the release): the result
     gets server CPU per transaction, and `limit` says what limited the run; a meter with `unbudgeted()`
-    lifts node CPU budgets while setup, load and warm-up run (none is measured), so a freshly started
-    JVM compiles its hot code at full speed instead of inside a budget of a fraction of a core.
+    lifts node CPU budgets while setup, load, warm-up, verify and cleanup run (none is measured), so a
+    freshly started JVM compiles its hot code at full speed instead of inside a budget of a fraction of
+    a core, and a full-table verification does not time out on nodes held to 0.1 core. A verify() or
+    cleanup() that raises does not lose the run: the result's verification is then `unfinished` (ok None,
+    with the reason) and `cleanup_problem` says what cleanup could not do.
     `workers="greenlets"` keeps the `threads` transactions of a process in flight as greenlets on one
     thread (runner.tasks), so a process is not held back by handing the interpreter lock between threads;
     they interleave at `tx.call`, so every database call must go through it. The workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
@@ -154,10 +158,8 @@ def run(
     ]
     tick = (lambda done: progress(done, operations)) if progress else None
 
-    relaxed = getattr(server_meter, "unbudgeted", None)
     unmeasured = contextlib.ExitStack()  # budgets lifted from setup to the end of warm-up: none of it is measured
-    if callable(relaxed):
-        unmeasured.enter_context(relaxed())
+    unmeasured.enter_context(budgets_lifted(server_meter))
     try:
         if setup:
             workload.setup()
@@ -217,9 +219,11 @@ def run(
         machine_busy=machine_busy,
     )
 
-    verification = workload.verify() if (verify and complete) else None
-    if cleanup:
-        workload.cleanup()
+    verification, cleanup_problem = None, ""
+    if (verify and complete) or cleanup:
+        with budgets_lifted(server_meter, settle=False):  # verify and cleanup are not measured either
+            verification = verified(workload) if (verify and complete) else None
+            cleanup_problem = cleaned_up(workload) if cleanup else ""
 
     return RunResult(
         workload=name,
@@ -247,6 +251,7 @@ def run(
         limit=limit,
         limit_note=limit_note,
         verification=verification,
+        cleanup_problem=cleanup_problem,
         server=server,
         error_kinds=dict(total.error_kinds),
         error_samples=dict(total.error_samples),

@@ -13,14 +13,24 @@ from .retry import Retrier
 
 @dataclass
 class Verification:
-    """What `verify()` found: ok, the numbers it checked, and a sentence per problem."""
+    """What `verify()` found: ok, the numbers it checked, and a sentence per problem. `ok` is None when
+    verify() could not finish (`unfinished`): the outcome is unknown, neither a pass nor a loss."""
 
-    ok: bool
+    ok: bool | None
     checks: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
+    @classmethod
+    def unfinished(cls, reason: str) -> "Verification":
+        return cls(None, {}, [reason])
+
+    @property
+    def state(self) -> str:
+        """ok, failed, or unfinished: the row's `verify_state`."""
+        return {True: "ok", False: "failed", None: "unfinished"}[self.ok]
+
     def __str__(self) -> str:
-        status = "ok" if self.ok else "FAILED"
+        status = {True: "ok", False: "FAILED", None: "NOT DONE"}[self.ok]
         detail = ", ".join(f"{k}={v}" for k, v in self.checks.items())
         text = f"verify {status}" + (f" ({detail})" if detail else "")
         return text + "".join(f"\n  - {p}" for p in self.problems)

@@ -265,7 +265,7 @@ class ControlPanel:
             self.rows.append(row)
             self.progress.value = finished * plan.operations
             self._draw(row)
-            verdict = "" if row.get("verify_ok") in (True, None) else " · VERIFY FAILED"
+            verdict = {"failed": " · VERIFY FAILED", "unfinished": " · VERIFY NOT DONE"}.get(row.get("verify_state"), "")
             self._say(
                 f"{row['approach']} · {row['threads']} threads ({row['processes']} client process{'es' if row['processes'] != 1 else ''}): {row['throughput']:,.0f} tx/s, "
                 + (f"p95 {row['p95_us'] / 1000:.1f} ms" if row.get("p95_us") is not None else f"no transaction succeeded ({row.get('errors')} errors)") + verdict,

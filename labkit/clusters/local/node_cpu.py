@@ -49,20 +49,25 @@ class NodeCpuMeter:
         return budgets.throttling(group)["throttled_s"] if group is not None else 0.0
 
     @contextlib.contextmanager
-    def unbudgeted(self) -> Iterator[None]:
-        """Lift the nodes' budgets for a while (loading and warm-up are not measured; at 0.15 core a bulk
-        load times out, and a fresh JVM compiles its hot code far slower), then let the nodes settle
-        and put the budgets back, whatever happens."""
-        groups = [(group, budget) for _proc, budget, group in self.nodes.values() if group is not None and budget]
-        for group, _budget in groups:
+    def unbudgeted(self, settle: bool = True) -> Iterator[None]:
+        """Lift the nodes' budgets while nothing is measured (setup, loading, warm-up, verify, cleanup: at
+        0.15 core a bulk load or a full-table read times out, and a fresh JVM compiles its hot code far
+        slower), then put back each group's quota as it was when lifted, whatever happens. With `settle`
+        (before a measured window) the nodes first finish what the unmeasured work queued."""
+        lifted = []
+        for _proc, budget, group in self.nodes.values():
+            current = budgets.budget_of(group) if group is not None and budget else None
+            if current is not None:  # a tactic may have changed it since the meter was made: restore what is there now
+                lifted.append((group, current[0]))
+        for group, _cores in lifted:
             budgets.set_quota(group, None)
         try:
             yield
-            if groups:
+            if lifted and settle:
                 self.settle()
         finally:
-            for group, budget in groups:
-                budgets.set_quota(group, budget)
+            for group, cores in lifted:
+                budgets.set_quota(group, cores)
 
     def settle(self, quiet_cores: float = SETTLED_CORES, window_s: float = 1.0, timeout_s: float = 20.0) -> float:
         """Wait (up to `timeout_s`) until no node uses more than `quiet_cores` over `window_s`: the work a

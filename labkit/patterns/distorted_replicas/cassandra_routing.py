@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from cassandra import ConsistencyLevel
+
 from ...engines import cassandra as cql
+from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction, Verification
 from .. import check_choice
@@ -182,7 +185,8 @@ class ShardRouting(BaseWorkload):
         checks: dict[str, Any] = {}
         every = set(placement.authors())
         for shard, pubs in final.items():
-            rows = {(r.author, r.pub_id) for r in self.session(shard).execute(f"SELECT author, pub_id FROM {shard_keyspace(shard)}.publications_by_author")}
+            whole = RangeReader(self.session(shard), consistency=ConsistencyLevel.LOCAL_ONE)  # a range at a time, not one full scan
+            rows = {(r.author, r.pub_id) for r in whole.rows(f"{shard_keyspace(shard)}.publications_by_author", "author, pub_id", "author")}
             wanted = {(a, p.pub_id) for p in pubs for a in p.authors}
             if rows != wanted:
                 problems.append(f"shard {shard + 1}: {len(wanted - rows)} author rows missing, {len(rows - wanted)} that should not be there")

@@ -13,9 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cassandra import ConsistencyLevel
 from cassandra.query import PreparedStatement
 
 from ...engines import cassandra as cql
+from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
 from ...runner import Transaction, Verification, WorkerLock
 from .. import check_choice
@@ -257,7 +259,7 @@ class FanOut(CassandraWorkload):
         """Every reader's feed holds exactly the activities of the users it follows, newest first."""
         posted = self.posted_set()
         s = self.session
-        activities = s.execute(f"SELECT count(*) FROM {KEYSPACE}.activity").one()[0]
+        activities = RangeReader(s, consistency=ConsistencyLevel.LOCAL_ONE).count(f"{KEYSPACE}.activity", "user_id")
         expected_activities = self.network.activities if posted is None else len(posted)
         problems = []
         if activities != expected_activities:

@@ -28,6 +28,7 @@ from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
 from ...engines import cassandra as cql
+from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
 from ...runner import Transaction
 from .core import REGIONS, TwoRegionRegistration
@@ -175,9 +176,8 @@ class UuidKey(TwoRegionRegistration):
 
     def stored(self) -> dict[Any, tuple[str, str]]:
         """Every user row after convergence, read at ALL from both datacenters: key -> (name, region)."""
-        s = self.session("usa")
-        stmt = SimpleStatement(f"SELECT id, name, region FROM {KEYSPACE}.{self.table}", consistency_level=ConsistencyLevel.ALL)
-        return {r.id: (r.name, r.region) for r in s.execute(stmt, timeout=120)}
+        whole = RangeReader(self.session("usa"), consistency=ConsistencyLevel.ALL, timeout=120)
+        return {r.id: (r.name, r.region) for r in whole.rows(f"{KEYSPACE}.{self.table}", "id, name, region", "id")}
 
     def cleanup(self) -> None:
         s = self.session("usa")
