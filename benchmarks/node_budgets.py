@@ -33,7 +33,7 @@ from report import write  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import fan_out, index_table, ycsb_a  # noqa: E402
 from labkit.patterns.description import Pattern  # noqa: E402
-from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
+from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.results import SweepPlan  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"

@@ -26,7 +26,7 @@ from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import describe  # noqa: E402
-from labkit.patterns.sweeps import run_pattern_sweep  # noqa: E402
+from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.results import latency_figure, throughput_figure  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"

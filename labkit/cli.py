@@ -223,9 +223,8 @@ def run_pattern(
     from .clusters import check_engine, check_provider
     from .clusters.local.budgets import check_cores
     from .patterns import describe
-    from .patterns.sweeps import run_pattern_sweep
+    from .patterns.pattern_sweep import run_pattern_sweep
     from .results import ResultsStore, SweepPlan, parse_range
-    from .runner import validate
 
     try:
         check_cores(node_cpu)
@@ -234,8 +233,6 @@ def run_pattern(
         thread_counts = parse_range(threads)
         node_counts = parse_range(nodes)
         process_count = _processes_option(processes)
-        for t in thread_counts or [0]:
-            validate(t, operations, process_count, None, 0, *([workers] if workers else []))
         ResultsStore(out)
         described = describe(pattern)
         targets = [float(t) for t in parse_range(target)] if target else [None]
@@ -243,7 +240,7 @@ def run_pattern(
             raise ConfigError("--seconds holds each offered load that long: give the loads with --target (e.g. --target 300:3000:300)")
         phase = described.check_phase(phase or ("offered-load" if target and "offered-load" in described.phases else described.default_phase))
         named = [a.strip() for a in approaches.split(",") if a.strip()] + _workload_approaches(described, workload)
-        chosen = described.check_approaches(named or described.approaches_for(phase, engine), phase, engine)
+        chosen = named or list(described.approaches_for(phase, engine))  # PatternSweep checks them, with everything else
         settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds)

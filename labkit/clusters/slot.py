@@ -30,6 +30,8 @@ class ClusterSlot:
         """adopt(nodes, node_cpu=...) -> the matching cluster `labkit up` left running, or None."""
         self.left_up: Callable[[], str | None] = lambda: None
         """What `labkit up` left running that does not match (it is replaced, and the slot says so)."""
+        self.options: dict[str, Any] | None = None
+        """The provider options every cluster of the slot starts with (e.g. {"dcs": 2}); None: not known."""
 
     @classmethod
     def for_engine(
@@ -43,6 +45,7 @@ class ClusterSlot:
         cluster_class = provider_for(engine, provider)
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
         slot.engine = engine
+        slot.options = dict(options)
         fixed = getattr(cluster_class, "fixed_size", None)  # a cluster labkit did not start keeps its own size
         slot.fixed_nodes = fixed() if callable(fixed) else None
         adopt = getattr(cluster_class, "adopt", None)

@@ -1,8 +1,10 @@
-"""The control panel every notebook shows: sliders in, a live figure out, over `labkit.results.sweep`.
+"""The control panel every notebook shows: sliders in, a live figure out, a view over `PatternSweep`.
 
-The panel owns no measuring logic: Run turns the widgets' values into a SweepPlan, runs the sweep in a
-background thread (so Stop stays clickable) and draws each row as it arrives. `run(wait=True)` does
-the same in the foreground, which is how papermill and nbval execute notebooks.
+The panel owns no measuring logic: Run turns the widgets' values into a SweepPlan and that into the one
+entry point every sweep goes through (labkit.patterns.pattern_sweep.PatternSweep: its checks, the engine
+binding's hooks, the workloads), runs it in a background thread (so Stop stays clickable) and draws each
+row as it arrives. `run(wait=True)` does the same in the foreground, which is how papermill and nbval
+execute notebooks.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from plotly.subplots import make_subplots
 from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
-from ..results import ResultsStore, SweepPlan, sweep
+from ..results import ResultsStore, SweepPlan
 from ..patterns.description import Pattern, Setting, Size
+from ..patterns.pattern_sweep import PatternSweep
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
 CLIENT_BOUND_WARNING = (
@@ -79,7 +82,8 @@ class ControlPanel:
         if size is not None and size.phase != self.phase:
             raise ConfigError(f"the size given is for phase {size.phase}, the panel's phase is {self.phase}")
         self.slot = slot
-        self.resources = dict(resources or {})  # passed to every workload, e.g. {"toxiproxy": toxiproxy}
+        self.resources = None if resources is None else dict(resources)
+        """Passed to every workload, e.g. {"toxiproxy": toxiproxy}; None: the engine binding's own per Run."""
         self.run_options = {**({"warmup": size.warmup} if size and size.warmup else {}), **dict(run_options or {})}
         self.store = store
         self.rows: list[dict[str, Any]] = []
@@ -185,6 +189,10 @@ class ControlPanel:
         self.pattern.check_plan(plan)
         return plan
 
+    def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
+        """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""
+        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, resources=self.resources)
+
     def chosen(self) -> dict[str, Any]:
         """The settings' controls' current values, by name."""
         return {name: control.value for name, control in self.settings.items()}
@@ -195,8 +203,7 @@ class ControlPanel:
             self._say("a sweep is already running: Stop it first", "firebrick")
             return self
         try:
-            plan = self.plan()
-            plan.check()
+            chosen = self.sweep()
         except LabkitError as exc:
             self._say(str(exc), "firebrick")
             if wait:
@@ -205,13 +212,13 @@ class ControlPanel:
         self._cancel.clear()
         self.error = None
         self._sweeps += 1
-        self._set_running(True, plan)
+        self._set_running(True, chosen.plan)
         if wait:
-            self._sweep(plan)
+            self._sweep(chosen)
             if self.error is not None:
                 raise self.error
         else:
-            self._thread = threading.Thread(target=self._sweep, args=(plan,), name="labkit-panel-sweep", daemon=True)
+            self._thread = threading.Thread(target=self._sweep, args=(chosen,), name="labkit-panel-sweep", daemon=True)
             self._thread.start()
         return self
 
@@ -236,22 +243,14 @@ class ControlPanel:
 
     # ---- the sweep, and drawing what it yields ---------------------------------------------------
 
-    def _sweep(self, plan: SweepPlan) -> None:
+    def _sweep(self, chosen: PatternSweep) -> None:
+        plan = chosen.plan
         ops_total = plan.runs * plan.operations
         finished = 0
-        values = {name: plan.labels[name] for name in self.settings}
 
-        def cluster_for(nodes: int):
-            self.slot.on_change = self._say
-            self.slot.node_cpu = self.node_cpu  # re-budgets a running cluster in place
-            info = self.slot.info_for(nodes)
+        def on_cluster(info) -> None:
             self.cluster_line.value = f"<b>cluster:</b> {html.escape(info.display)}"
             self.figure.layout.title.text = f"{html.escape(self.pattern.title)} · {html.escape(self.phase)} · {html.escape(info.display)}"
-            return info
-
-        def workload_for(approach: str, info):
-            self._say(f"running {approach}…")
-            return self.pattern.workload(approach, self.slot.cluster, plan.operations, phase=self.phase, resources=self.resources, **values)
 
         def progress(done: int, operations: int) -> None:
             now = time.monotonic()
@@ -273,7 +272,11 @@ class ControlPanel:
             )
 
         try:
-            for _row in sweep(plan, cluster_for=cluster_for, workload_for=workload_for, store=self.store, cancel=self._cancel, on_result=on_result, progress=progress, server_meter_for=self.slot.cpu_meter, echo=lambda text: self._say(text, "darkorange")):
+            self.slot.on_change = self._say
+            self.slot.node_cpu = self.node_cpu  # re-budgets a running cluster in place
+            for _row in chosen.rows(store=self.store, cancel=self._cancel, on_result=on_result, progress=progress,
+                                    echo=lambda text: self._say(text, "darkorange"), on_cluster=on_cluster,
+                                    on_workload=lambda approach: self._say(f"running {approach}…")):
                 pass
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")

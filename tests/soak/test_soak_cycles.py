@@ -76,7 +76,7 @@ def leftovers(orphans: list[psutil.Process]) -> dict[str, list]:
 KERNEL_RUN = textwrap.dedent(
     """
     from labkit.patterns import describe
-    from labkit.patterns.sweeps import run_pattern_sweep
+    from labkit.patterns.pattern_sweep import run_pattern_sweep
     from labkit.results import SweepPlan
 
     pattern = describe("uuid-key")

@@ -88,7 +88,7 @@ def test_bad_phases_and_sizes_are_refused():
 
 
 def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
-    from labkit.patterns.sweeps import run_pattern_sweep
+    from labkit.patterns.pattern_sweep import run_pattern_sweep
     from labkit.results import SweepPlan
 
     def plan(processes=1):

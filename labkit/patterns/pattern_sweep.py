@@ -1,0 +1,194 @@
+"""The one way into a sweep of a pattern: the CLI, the control panel, notebooks and benchmarks all go through
+`PatternSweep`, so each check, each binding hook and the making of workloads exist once.
+
+A PatternSweep is built from a pattern's description and a SweepPlan. Building it checks everything that can
+be refused before a server starts (phase, settings, approaches on the engine, the plan's shape, the engine
+binding's own `check_sweep`). `rows()` then opens the binding's per-sweep resources (`sweep_resources`, e.g.
+a toxiproxy), starts or reuses the cluster slot (with the binding's `cluster_options`, e.g. a chunk cache),
+makes each run's workload and yields one row per run from the sweep loop (results.sweep).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping
+
+from ..clusters.base import ClusterInfo
+from ..clusters.slot import ClusterSlot
+from ..errors import ConfigError
+from ..results import ResultsStore, SweepPlan
+from ..results.sweep import sweep
+from .description import Pattern
+
+
+class PatternSweep:
+    """One sweep of `pattern`'s workloads for one phase on one engine: checked when made, run by `rows()`.
+
+    `settings` override the plan's labels, which override the phase's defaults; the phase and every setting
+    become columns of each row. Pass `slot` to keep its cluster after the sweep (the caller stops it);
+    otherwise the sweep makes one (`provider`, `node_cpu`, the description's and binding's cluster
+    options) and stops it at the end, whatever happens. `resources` replace the binding's `sweep_resources`
+    (a notebook that keeps its toxiproxy across cells passes its own)."""
+
+    def __init__(
+        self,
+        pattern: Pattern,
+        plan: SweepPlan,
+        *,
+        phase: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        engine: str | None = None,
+        provider: str = "auto",
+        slot: ClusterSlot | None = None,
+        node_cpu: float | None = None,
+        resources: Mapping[str, Any] | None = None,
+    ):
+        self.pattern = pattern
+        self.engine = engine or (slot.engine if slot is not None and slot.engine else pattern.engines[0])  # checked with the approaches
+        self.phase = pattern.check_phase(phase or plan.labels.get("phase") or pattern.default_phase)
+        given = {s.name: plan.labels[s.name] for s in pattern.settings_for(self.phase) if s.name in plan.labels}  # e.g. from Pattern.plan
+        self.values = pattern.resolve(self.phase, {**given, **dict(settings or {})})
+        plan.labels = {**plan.labels, "phase": self.phase, **self.values}
+        self.plan = plan
+        pattern.check_plan(plan)
+        pattern.check_approaches(plan.approaches, self.phase, self.engine)
+        plan.check()
+        self.binding = pattern.binding(self.engine)
+        refuse = getattr(self.binding, "check_sweep", None)  # what this engine's binding cannot run, before any server starts
+        if callable(refuse):
+            refuse(self.phase, list(plan.approaches))
+        self.cluster_options = cluster_options(pattern, self.binding, self.phase, self.values)
+        if slot is not None and slot.options is not None:
+            lacking = {k: v for k, v in self.cluster_options.items() if slot.options.get(k) != v}
+            if lacking:
+                given = ", ".join(f"{k}={v!r}" for k, v in lacking.items())
+                raise ConfigError(f"{pattern.name}'s phase {self.phase} needs a cluster started with {given}, and the slot given starts "
+                                  f"its clusters without: make it with ClusterSlot.for_engine({self.engine!r}, ..., {given}) or pattern_slot()")
+        self.provider = provider
+        self.node_cpu = node_cpu
+        self.slot = slot
+        self.resources: dict[str, Any] = dict(resources or {})
+        self._given_resources = resources is not None
+
+    # ---- what the sweep loop calls ---------------------------------------------------------------
+
+    def workload_for(self, approach: str, cluster: Any) -> Any:
+        """A fresh workload for one run of `approach` on the running cluster (the only place sweeps make one)."""
+        return self.pattern.workload(approach, cluster, self.plan.operations, phase=self.phase, engine=self.engine,
+                                     resources=self.resources, **self.values)
+
+    def hooks(self) -> dict[str, Any]:
+        """What this sweep takes from the engine binding (for tests and for a reader who wants to know)."""
+        return {"engine": self.engine, "phase": self.phase, "settings": dict(self.values), "cluster_options": dict(self.cluster_options),
+                "check_sweep": callable(getattr(self.binding, "check_sweep", None)),
+                "sweep_resources": not self._given_resources and callable(getattr(self.binding, "sweep_resources", None))}
+
+    def _opened_resources(self) -> contextlib.AbstractContextManager:
+        opened = getattr(self.binding, "sweep_resources", None)
+        if self._given_resources or opened is None:
+            return contextlib.nullcontext(self.resources)
+        return opened(self.phase, self.values)
+
+    # ---- running it -------------------------------------------------------------------------------
+
+    def rows(
+        self,
+        *,
+        store: ResultsStore | str | Path | None = None,
+        cancel: threading.Event | None = None,
+        on_result: Callable[[dict[str, Any], Any], None] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        echo: Callable[[str], None] = print,
+        on_cluster: Callable[[ClusterInfo], None] | None = None,
+        on_workload: Callable[[str], None] | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Run the plan and yield one row per run (each appended to `store` as soon as it is measured).
+        `echo` gets the cluster's and the plan's messages; `on_cluster(info)` hears of each cluster the
+        sweep runs on, `on_workload(approach)` of each run about to start."""
+        own = self.slot is None
+        slot = self.slot or ClusterSlot.for_engine(self.engine, self.provider, on_change=echo, node_cpu=self.node_cpu, **self.cluster_options)
+
+        def cluster_for(nodes: int) -> ClusterInfo:
+            info = slot.info_for(nodes)
+            if on_cluster is not None:
+                on_cluster(info)
+            return info
+
+        def workload_for(approach: str, _info: ClusterInfo) -> Any:
+            if on_workload is not None:
+                on_workload(approach)
+            return self.workload_for(approach, slot.cluster)
+
+        try:
+            with self._opened_resources() as extra:
+                self.resources = dict(extra)
+                yield from sweep(self.plan, cluster_for=cluster_for, workload_for=workload_for, store=store, cancel=cancel,
+                                 on_result=on_result, progress=progress, server_meter_for=slot.cpu_meter, echo=echo)
+        finally:
+            if own:
+                slot.stop()
+
+
+def cluster_options(pattern: Pattern, binding: Any, phase: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a phase's cluster must be started with: the description's options (UUID Key's two datacenters) and
+    the engine binding's `cluster_options(phase, settings)` (YCSB's chunk cache for its cache phase)."""
+    needs = getattr(binding, "cluster_options", None)
+    return {**pattern.cluster_options, **(needs(phase, values) if callable(needs) else {})}
+
+
+def pattern_slot(pattern: Pattern, phase: str | None = None, *, settings: Mapping[str, Any] | None = None, engine: str | None = None,
+                 provider: str = "auto", on_change: Callable[[str], None] | None = None, node_cpu: float | None = None) -> ClusterSlot:
+    """A cluster slot whose clusters have what `pattern`'s phase needs: the slot a notebook keeps for its panels and cells."""
+    engine = pattern.check_engine(engine or pattern.engines[0])
+    phase = pattern.check_phase(phase or pattern.default_phase)
+    options = cluster_options(pattern, pattern.binding(engine), phase, pattern.resolve(phase, settings))
+    return ClusterSlot.for_engine(engine, provider, on_change=on_change, node_cpu=node_cpu, **options)
+
+
+def pattern_resources(pattern: Pattern, phase: str | None = None, *, settings: Mapping[str, Any] | None = None,
+                      engine: str | None = None) -> contextlib.AbstractContextManager:
+    """What `pattern`'s phase needs besides the cluster (the engine binding's `sweep_resources`, e.g. UUID Key's
+    toxiproxy), as a context manager yielding {name: resource}; {} when it needs nothing. A notebook that keeps
+    them across cells enters it once and passes what it yields to its panels as `resources`."""
+    engine = pattern.check_engine(engine or pattern.engines[0])
+    phase = pattern.check_phase(phase or pattern.default_phase)
+    opened = getattr(pattern.binding(engine), "sweep_resources", None)
+    return opened(phase, pattern.resolve(phase, settings)) if opened is not None else contextlib.nullcontext({})
+
+
+def run_pattern_sweep(
+    pattern: Pattern,
+    plan: SweepPlan,
+    *,
+    phase: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    engine: str | None = None,
+    provider: str = "auto",
+    out: str | Path | None = None,
+    echo: Callable[[str], None] = print,
+    slot: ClusterSlot | None = None,
+    node_cpu: float | None = None,
+    resources: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """A PatternSweep run to the end, one line echoed per row: what the CLI, benchmarks and notebooks call.
+    Everything the description can refuse is refused before any cluster starts."""
+    chosen = PatternSweep(pattern, plan, phase=phase, settings=settings, engine=engine, provider=provider, slot=slot, node_cpu=node_cpu,
+                          resources=resources)
+    store = ResultsStore(out) if out is not None else None
+    rows: list[dict[str, Any]] = []
+    for row in chosen.rows(store=store, echo=echo):
+        echo(row_line(row))
+        rows.append(row)
+    return rows
+
+
+def row_line(row: Mapping[str, Any]) -> str:
+    """One measured run in a line: nodes, approach, threads, throughput, p95, server CPU, verification, limit."""
+    cpu = row.get("server_cpu_ms_per_tx")
+    p95 = f"p95 {row['p95_us'] / 1000:7.1f} ms  " if row.get("p95_us") is not None else "no transaction succeeded  "
+    return (f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  "
+            + (f"offered {row['target_rate']:>7,.0f}/s  " if row.get("target_rate") else "") + f"{row['throughput']:>9,.0f} tx/s  "
+            + p95 + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "")
+            + f"verify {row.get('verify_state')}  limit={row.get('limit')}")

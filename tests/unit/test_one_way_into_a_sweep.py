@@ -1,0 +1,71 @@
+"""The CLI and the control panel go into a sweep through the same door: for every pattern, phase and engine
+they build the same plan and take the same hooks from the engine binding (checks, cluster options,
+per-sweep resources), or refuse it with the same sentence. Nothing starts: the door is watched, not opened."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from typer.testing import CliRunner
+
+from labkit.cli import app
+from labkit.errors import ConfigError
+from labkit.patterns import descriptions
+from labkit.patterns.pattern_sweep import PatternSweep, pattern_slot
+from labkit.widgets import ControlPanel
+
+CASES = [(p, phase, engine) for p in descriptions() for phase in p.phases for engine in p.engines]
+
+
+def comparable(chosen: PatternSweep) -> dict:
+    plan = dataclasses.asdict(chosen.plan)
+    plan["targets"], plan["threads"], plan["nodes"], plan["approaches"] = (list(plan[k]) for k in ("targets", "threads", "nodes", "approaches"))
+    return {"plan": plan, "hooks": chosen.hooks()}
+
+
+def through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch) -> dict | str:
+    seen: list[PatternSweep] = []
+
+    def watched(self, **_kwargs):
+        seen.append(self)
+        return iter(())
+
+    monkeypatch.setattr(PatternSweep, "rows", watched)
+    result = CliRunner().invoke(app, ["run", pattern.name, "--phase", phase, "--engine", engine, "--threads", "2,4", "--nodes", "1",
+                                      "--operations", str(operations), "--out", str(tmp_path / "rows.csv")])
+    if result.exit_code != 0:
+        return result.output.strip().removeprefix("error: ")
+    [chosen] = seen
+    return comparable(chosen)
+
+
+def through_the_panel(pattern, phase, engine, operations) -> dict | str:
+    panel = ControlPanel(pattern, phase=phase, slot=pattern_slot(pattern, phase, engine=engine), threads=(2, 4), thread_step=2, nodes=1,
+                         operations=operations)
+    try:
+        return comparable(panel.sweep())
+    except ConfigError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("pattern,phase,engine", CASES, ids=[f"{p.name}-{phase}-{engine}" for p, phase, engine in CASES])
+def test_the_cli_and_the_panel_build_the_same_sweep(pattern, phase, engine, tmp_path, monkeypatch):
+    operations = 40 * pattern.operations_multiple
+    panel = through_the_panel(pattern, phase, engine, operations)
+    cli = through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch)
+    assert cli == panel
+    if isinstance(panel, dict):  # what the engine binding has, the sweep uses
+        binding = pattern.binding(engine)
+        assert panel["hooks"]["sweep_resources"] == callable(getattr(binding, "sweep_resources", None))
+        assert panel["hooks"]["check_sweep"] == callable(getattr(binding, "check_sweep", None))
+
+
+def test_a_slot_without_the_cluster_a_phase_needs_is_refused():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import uuid_key
+
+    plan = uuid_key.PATTERN.plan("quick", "availability")
+    with pytest.raises(ConfigError, match="needs a cluster started with dcs=2"):
+        PatternSweep(uuid_key.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"))
+    assert PatternSweep(uuid_key.PATTERN, plan, slot=pattern_slot(uuid_key.PATTERN, "availability")).cluster_options == {"dcs": 2}
