@@ -175,14 +175,13 @@ def sweep(
                 if target is not None and plan.past_knee is not None and overloaded.get(threads, 0) >= plan.past_knee:
                     continue
                 workload = workload_for(approach, cluster)
-                fixed = plan.processes != AUTO
                 options = {"workers": SWEEP_WORKERS, **plan.run_options}
                 if target is not None:
                     options["target_rate"] = target
                 try:
                     result = run(
                         workload,
-                        threads=threads // plan.processes if fixed else threads,
+                        threads=threads,
                         operations=plan.operations_at(target),
                         processes=plan.processes,
                         cancel=cancel,

@@ -6,6 +6,7 @@ import os
 
 import psutil
 
+from ..errors import ConfigError
 from .division import split_evenly
 
 SATURATION_THRESHOLD = 0.9
@@ -80,8 +81,11 @@ def auto_processes(in_flight: int, workers: str, max_processes: int | None = Non
 
 
 def client_layout(threads: int, processes: int | str, workers: str, max_processes: int | None = None) -> list[int]:
-    """Workers per client process. An int `processes` runs `threads` workers in each; "auto" spreads
-    `threads` workers in all over auto_processes() processes, as evenly as whole workers allow."""
+    """Workers per client process: `threads` workers in all, spread as evenly as whole workers allow over
+    `processes` processes, or over auto_processes() of them with "auto"."""
     if processes == AUTO:
         return split_evenly(threads, auto_processes(threads, workers, max_processes))
-    return [threads] * processes
+    if threads < processes:
+        raise ConfigError(f"{threads} client threads cannot keep {processes} client processes busy (threads are counted in all, "
+                          f"over every process): use threads={processes} or more, or fewer processes")
+    return split_evenly(threads, processes)

@@ -44,7 +44,7 @@ def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, wa
             f"workers must be 'threads' (one blocking call in flight per thread) or 'greenlets' (many calls in flight "
             f"in one thread, through the driver's asynchronous API); got {workers!r}"
         )
-    _check_int("threads", threads, 1, "Use threads=1 or more client threads (per process).")
+    _check_int("threads", threads, 1, "Use threads=1 or more client threads (in all, over every client process).")
     _check_int("operations", operations, 1, "Use operations=1 or more transactions to measure.")
     if processes != AUTO:
         _check_int("processes", processes, 1, "Use processes=1 (the default), more client processes, or processes='auto'.")
@@ -90,10 +90,10 @@ def run(
     workers: str = DEFAULT_WORKERS,
     on_release: Callable[[], None] | None = None,
 ) -> RunResult:
-    """Run `operations` transactions of `workload` on `processes` x `threads` workers, or, with
-    processes="auto", on `threads` workers in all, spread over as many processes as runner.cpu.auto_processes
-    finds useful (the workload's `max_processes` attribute caps it); the result's `threads` is always the
-    workers in all processes, `threads_per_process` how they were spread.
+    """Run `operations` transactions of `workload` on `threads` workers in all (transactions in flight),
+    spread as evenly as whole workers allow over `processes` client processes, or, with processes="auto",
+    over as many as runner.cpu.auto_processes finds useful (the workload's `max_processes` attribute caps
+    it); the result's `threads` is the workers in all processes, `threads_per_process` how they were spread.
 
     Phases: setup, load (not measured), warm-up (`warmup` transactions, not measured), then every
     worker is released by one barrier and runs its exact share; wall time runs from the release to the

@@ -33,11 +33,11 @@ def test_auto_uses_one_process_until_one_is_not_enough_and_never_more_than_the_c
     assert cpu.auto_processes(3, "threads") == 1
 
 
-def test_auto_layout_spreads_every_thread_and_a_number_keeps_threads_per_process(cores):
+def test_auto_layout_and_a_fixed_count_both_spread_the_threads_in_all(cores):
     cores(4)
     assert cpu.client_layout(65, "auto", "greenlets") == [33, 32]
     assert cpu.client_layout(50, "auto", "threads") == [13, 13, 12, 12]
-    assert cpu.client_layout(5, 3, "threads") == [5, 5, 5]
+    assert cpu.client_layout(5, 3, "threads") == [2, 2, 1]
 
 
 def test_an_auto_run_divides_exactly_over_uneven_processes_and_records_them(cores):
@@ -69,9 +69,13 @@ def test_a_fixed_count_above_a_workloads_max_processes_is_refused_before_setup()
     assert w.phases == []  # refused before setup touched anything
 
 
-def test_a_fixed_process_count_still_means_threads_per_process():
-    r = run(CountingWorkload(), threads=2, processes=2, operations=40)
+def test_threads_are_counted_in_all_over_a_fixed_process_count():
+    r = run(CountingWorkload(), threads=4, processes=2, operations=40)
     assert (r.threads, r.processes, r.threads_per_process) == (4, 2, [2, 2])
+    r = run(CountingWorkload(), threads=5, processes=2, operations=40)
+    assert (r.threads, r.processes, r.threads_per_process, r.count) == (5, 2, [3, 2], 40)
+    with pytest.raises(ConfigError, match="1 client threads cannot keep 2 client processes busy"):
+        run(CountingWorkload(), threads=1, processes=2, operations=40)
 
 
 def test_sweep_rows_give_threads_in_all_and_the_processes_auto_chose(cores):
