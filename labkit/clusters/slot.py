@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .base import ClusterInfo
+from .contract import capabilities_of
 
 
 class ClusterSlot:
@@ -46,11 +47,10 @@ class ClusterSlot:
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
         slot.engine = engine
         slot.options = dict(options)
-        fixed = getattr(cluster_class, "fixed_size", None)  # a cluster labkit did not start keeps its own size
-        slot.fixed_nodes = fixed() if callable(fixed) else None
-        adopt = getattr(cluster_class, "adopt", None)
-        if callable(adopt):
-            slot.adopt = lambda n, node_cpu=None: adopt(nodes=n, node_cpu=node_cpu, **options)
+        can = capabilities_of(cluster_class)
+        slot.fixed_nodes = None if can.resize else cluster_class.fixed_size()  # a cluster labkit did not start keeps its own size
+        if can.adopt:
+            slot.adopt = lambda n, node_cpu=None: cluster_class.adopt(nodes=n, node_cpu=node_cpu, **options)
             slot.left_up = cluster_class.left_up
         return slot
 
@@ -65,18 +65,16 @@ class ClusterSlot:
 
         cores = check_cores(cores)
         if cores != self._node_cpu and self.cluster is not None:
-            setter = getattr(self.cluster, "set_node_cpu", None)
-            if setter is None:
+            if not capabilities_of(self.cluster).budgets:
                 self.stop()  # a provider that cannot re-budget in place starts afresh with the new budget
             else:
                 self.on_change(f"setting each node's CPU budget to {cores} core(s)" if cores else "removing the nodes' CPU budgets")
-                setter(cores)
+                self.cluster.set_node_cpu(cores)
         self._node_cpu = cores
 
     def cpu_meter(self) -> Any:
         """The running cluster's meter of its nodes' CPU (None where the provider cannot see the servers)."""
-        meter = getattr(self.cluster, "cpu_meter", None) if self.cluster is not None else None
-        return meter() if callable(meter) else None
+        return self.cluster.cpu_meter() if self.cluster is not None and capabilities_of(self.cluster).server_cpu else None
 
     @property
     def nodes(self) -> int | None:
@@ -87,7 +85,7 @@ class ClusterSlot:
         if self.cluster is not None and self.nodes == nodes and self.cluster.live_nodes():
             return self.cluster
         if self.cluster is not None:
-            whose = " `labkit up` started" if getattr(self.cluster, "adopted", False) else ""
+            whose = " `labkit up` started" if self._adopted() else ""
             self.on_change(f"stopping the {self.nodes}-node cluster{whose}")
             self.cluster.stop()
             self.cluster = None
@@ -105,6 +103,10 @@ class ClusterSlot:
         self.on_change(f"ready: {self.cluster.info().display}")
         return self.cluster
 
+    def _adopted(self) -> bool:
+        """The running cluster is the one `labkit up` left (it stays up after the slot lets it go)."""
+        return capabilities_of(self.cluster).adopt and self.cluster.adopted
+
     def info_for(self, nodes: int) -> ClusterInfo:
         """`cluster_for` of a sweep: make sure an n-node cluster runs and describe it."""
         return self.ensure(nodes).info()
@@ -112,7 +114,7 @@ class ClusterSlot:
     def stop(self) -> None:
         """Stop the cluster the slot started; one it adopted from `labkit up` is only let go (it keeps running)."""
         if self.cluster is not None:
-            if getattr(self.cluster, "adopted", False):
+            if self._adopted():
                 self.cluster.release()
             else:
                 self.cluster.stop()

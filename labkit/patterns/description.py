@@ -259,7 +259,7 @@ class Pattern:
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
         phase = self.check_phase(phase or self.default_phase)
-        engine = engine or getattr(cluster, "engine", "") or cluster.info().engine
+        engine = engine or cluster.engine  # every provider's cluster says its engine (clusters.contract)
         self.check_approaches([approach], phase, engine)
         values = self.resolve(phase, settings)
         return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))

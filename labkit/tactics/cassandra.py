@@ -10,6 +10,7 @@ from typing import Any
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
+from ..clusters.contract import capabilities_of
 from ..clusters.local import budgets
 from ..engines import cassandra as cql
 from ..errors import ConfigError
@@ -31,7 +32,7 @@ def ring(cluster: Any, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]
 
 
 def _needs_local(cluster: Any, what: str) -> None:
-    if not callable(getattr(cluster, "nodetool", None)):
+    if not capabilities_of(cluster).admin:
         raise ConfigError(f"{what} needs a cluster labkit started itself (provider local): it runs nodetool on the nodes")
 
 
@@ -103,7 +104,7 @@ class AddNode(Tactic):
 
     def check(self, cluster: Any, workload: Any) -> None:
         _needs_local(cluster, self.name)
-        if not callable(getattr(cluster, "add_node", None)):
+        if not capabilities_of(cluster).membership:
             raise ConfigError("add-node needs a cluster labkit can grow (provider local)")
 
     def apply(self, cluster: Any, workload: Any) -> None:
@@ -205,7 +206,7 @@ class SetNodeCpu(Tactic):
         self.title = f"set each node's CPU budget to {self.cores:g} core(s)"
 
     def check(self, cluster: Any, workload: Any) -> None:
-        if not callable(getattr(cluster, "set_node_cpu", None)):
+        if not capabilities_of(cluster).budgets:
             raise ConfigError("node-cpu needs nodes labkit budgets itself (provider local)")
         if cluster.node_cpu is None:
             raise ConfigError("node-cpu changes a budget: start the cluster with node_cpu=... (nodes without one already use every core)")

@@ -9,6 +9,7 @@ from typing import Any
 
 import psutil
 
+from ..clusters.contract import capabilities_of
 from ..clusters.local.node_cpu import cpu_seconds
 
 
@@ -23,9 +24,10 @@ class CpuSampler:
         self._thread = threading.Thread(target=self._loop, name="labkit-cpu-sampler", daemon=True)
 
     def _processes(self) -> dict[str, Any]:
-        get = getattr(self.cluster, "node_processes", None)
+        if not capabilities_of(self.cluster).server_cpu:
+            return {}
         try:
-            return get() if callable(get) else {}
+            return self.cluster.node_processes()
         except Exception:
             return {}  # a node list changing under us: the next second reads it again
 

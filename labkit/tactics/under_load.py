@@ -218,7 +218,7 @@ def run_under_load(
         if stop_waiting.wait(before_s):
             return
         moments["started"] = time.monotonic()
-        budgets[moments["started"]] = getattr(cluster, "node_cpu", None)
+        budgets[moments["started"]] = cluster.info().node_cpu
         say(f"{tactic.title}: started")
         try:
             tactic.apply(cluster, workload)
@@ -229,16 +229,16 @@ def run_under_load(
             moments["error"] = f"{type(exc).__name__}: {exc}"
             moments["trace"] = traceback.format_exc()
             say(f"{tactic.title}: failed: {moments['error']}")
-        budgets[time.monotonic()] = getattr(cluster, "node_cpu", None)
+        budgets[time.monotonic()] = cluster.info().node_cpu
 
     def on_release() -> None:
         zero.append(time.monotonic())
-        budgets[zero[0]] = getattr(cluster, "node_cpu", None)
+        budgets[zero[0]] = cluster.info().node_cpu
         released.set()
 
     applier = threading.Thread(target=apply_later, name=f"labkit-tactic-{tactic.name}", daemon=True)
     applier.start()
-    meter = cluster.cpu_meter() if callable(getattr(cluster, "cpu_meter", None)) else None
+    meter = cluster.cpu_meter()  # None where the lab cannot see the servers
     say(f"{kind} load at {rate:g}/s for about {before_s + expect_s + after_s:.0f} s; {tactic.title} at {before_s:g} s")
     try:
         with CpuSampler(cluster) as sampler:

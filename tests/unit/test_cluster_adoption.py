@@ -63,6 +63,10 @@ def test_no_cluster_a_notebook_owns_and_none_that_is_down(home, serving):
 
 
 class _Cluster:
+    from labkit.clusters.contract import Capabilities
+
+    capabilities = Capabilities(resize=True, adopt=True)  # what the slot asks before letting an adopted cluster go
+
     def __init__(self, nodes, adopted=False):
         self.nodes = list(range(nodes))
         self.adopted = adopted

@@ -25,6 +25,9 @@ class FakeCluster:
     def info(self) -> ClusterInfo:
         return ClusterInfo("fake", "0", "none", self.nodes)
 
+    def cpu_meter(self):
+        return None  # a fake has no server processes to meter
+
 
 class SlowThenFast(BaseWorkload):
     """Each transaction waits `slow` s until the tactic flips it to `fast`; verify counts transactions."""
@@ -111,6 +114,10 @@ def test_cassandra_tactics_refuse_what_the_cluster_or_workload_cannot_do():
         ChangeConsistency("MOST")
 
     class Local(FakeCluster):
+        from labkit.clusters.contract import Capabilities
+
+        capabilities = Capabilities(resize=True, admin=True, membership=True)
+
         def nodetool(self, *a, **k):
             return ""
 

@@ -170,6 +170,10 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
     budgets_seen = []
 
     class BudgetedCluster(FakeCluster):
+        from labkit.clusters.contract import Capabilities
+
+        capabilities = Capabilities(resize=True, budgets=True)  # declared, so the slot re-budgets it in place
+
         def set_node_cpu(self, cores):
             budgets_seen.append(cores)
 

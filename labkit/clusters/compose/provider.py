@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
+from ..contract import Capabilities, current_user
 from ..base import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES
@@ -71,6 +72,8 @@ class ComposeCluster:
 
     provider = "compose"
     engine = ""
+    capabilities = Capabilities(resize=True)
+    detached = False
     startup_timeout_per_node = 120.0
 
     def __init__(self, nodes: int = 3, *, runner: Runner = run_command, directory: Path | None = None, **options: Any):
@@ -116,6 +119,12 @@ class ComposeCluster:
         )
         return path
 
+    def __enter__(self) -> "ComposeCluster":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
     def start(self) -> "ComposeCluster":
         ok, detail = compose_available(self.runner)
         if not ok:
@@ -159,6 +168,23 @@ class ComposeCluster:
         self.stop()
         fresh = type(self)(nodes, runner=self.runner, directory=self.directory, **self.options)
         return fresh.start()
+
+    def held_addresses(self) -> list[tuple[str, int]]:
+        """The loopback ports the services publish (every one is bound to 127.0.0.1)."""
+        held = []
+        for service in self.document["services"].values():
+            for mapping in service.get("ports", []):
+                host, port, _container = str(mapping).split(":")
+                held.append((host, int(port)))
+        return held
+
+    @property
+    def owner(self) -> str:
+        return current_user()
+
+    def cpu_meter(self) -> None:
+        """None: the servers run inside the Docker engine, out of the lab's sight."""
+        return None
 
     def live_nodes(self) -> list[str]:
         states = service_states(self._compose("ps", "--all", "--format", "json", timeout=60))
@@ -258,6 +284,7 @@ class ComposeCouchbaseCluster(ComposeCluster):
     """One Couchbase cluster (or two with XDCR: clusters=2), reached from the host via alternate addresses."""
 
     engine = "couchbase"
+    query_service = True  # SQL++ queries and GSI indexes (the stand-in has no query service)
 
     @property
     def connection_string(self) -> str:

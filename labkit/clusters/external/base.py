@@ -12,13 +12,19 @@ from typing import Any
 
 from ...errors import LabkitError
 from ..base import ClusterInfo
+from ..contract import NOTHING
 from . import records
 from .records import ExternalNode
 
 
 class ExternalCluster:
+    """A cluster labkit did not start: it connects, labels and measures from outside, and never starts,
+    resizes, budgets or stops it."""
+
     engine = ""
     provider = "external"
+    capabilities = NOTHING
+    detached = True  # it outlives every lab process
     NAME = ""
     nodes: list[ExternalNode]
     _server_version: str
@@ -37,6 +43,16 @@ class ExternalCluster:
 
     def live_nodes(self) -> list[ExternalNode]:
         return [n for n in self.nodes if n.state == "UP"]
+
+    def held_addresses(self) -> list[tuple[str, int]]:
+        return []  # nothing on this machine: its servers are elsewhere
+
+    @property
+    def owner(self) -> str:
+        return ""  # not the lab's: the course's or the provider's
+
+    def cpu_meter(self) -> None:
+        return None
 
     def info(self) -> ClusterInfo:
         return ClusterInfo(engine=self.engine, server_version=self._server_version, provider="external", nodes=len(self.nodes), node_cpu=None)

@@ -45,6 +45,7 @@ class ExternalCouchbaseCluster(ExternalCluster):
     """A Couchbase cluster as the lab sees it: its key-value nodes and version, read from the cluster itself."""
 
     engine = "couchbase"
+    query_service = True  # a real cluster: SQL++ queries and GSI indexes (the stand-in has none)
     NAME = NAME
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None, **_ignored: Any):

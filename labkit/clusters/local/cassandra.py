@@ -10,14 +10,11 @@ run left there; `labkit down` (or leaving the `with` block) stops every node by 
 
 from __future__ import annotations
 
-import atexit
 import datetime as _dt
 import json
 import os
 import shutil
-import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +24,9 @@ import psutil
 from ...engines import cassandra as cql
 from ...errors import ConfigError, LabkitError
 from ...faults import heal_all
+from .. import exit_guard
 from ..base import ClusterInfo
+from ..contract import Capabilities, current_user
 from ..base import clusters_dir
 from . import budgets, cassandra_cds
 from . import cassandra_install as install
@@ -141,6 +140,7 @@ class LocalCassandraCluster:
 
     provider = "local"
     engine = "cassandra"
+    capabilities = Capabilities(resize=True, budgets=True, datacenters=True, membership=True, admin=True, server_cpu=True, adopt=True)
 
     def __init__(
         self,
@@ -202,7 +202,7 @@ class LocalCassandraCluster:
         for node in self.nodes:
             write_node_files(node.spec, seeds, "labkit", self.chunk_cache_mb)
         self._save_state()
-        _track(self)
+        exit_guard.track(self)
         for node in self.nodes:
             node.launch()
         try:
@@ -228,6 +228,15 @@ class LocalCassandraCluster:
         self.node_cpu = budgets.checked(node_cpu)
         budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu, period_us)
         self._save_state()
+
+    def held_addresses(self) -> list[tuple[str, int]]:
+        """Every loopback address and port the nodes listen on (CQL, storage, JMX)."""
+        return [(host, port) for node in self.nodes
+                for host, port in ((node.address, CQL_PORT), (node.address, STORAGE_PORT), ("127.0.0.1", node.spec.jmx_port))]
+
+    @property
+    def owner(self) -> str:
+        return current_user()
 
     def node_processes(self) -> dict[str, psutil.Process]:
         """Each live node's server process by node name (what per-second CPU samplers read)."""
@@ -380,7 +389,7 @@ class LocalCassandraCluster:
         for node in self.nodes:
             node.stop() if graceful else node.kill()
         reap(self.directory)  # also removes the nodes' CPU budget groups
-        _untrack(self)
+        exit_guard.untrack(self)
 
     # ---- what notebooks use ----------------------------------------------------------------------
 
@@ -565,48 +574,6 @@ def reap(directory: Path, wipe: bool = False) -> list[int]:
         for node_dir in directory.glob("node*"):
             shutil.rmtree(node_dir, ignore_errors=True)
     return killed
-
-
-# ---- stop what this process started, even on the way out ------------------------------------------
-
-_started: list[LocalCassandraCluster] = []
-_lock = threading.Lock()
-_handlers_installed = False
-
-
-def _track(cluster: LocalCassandraCluster) -> None:
-    global _handlers_installed
-    with _lock:
-        if cluster.detached:
-            return
-        _started.append(cluster)
-        if not _handlers_installed:
-            atexit.register(_stop_started)
-            if threading.current_thread() is threading.main_thread():
-                previous = signal.getsignal(signal.SIGTERM)
-
-                def on_term(signum, frame):
-                    _stop_started()
-                    if callable(previous):
-                        previous(signum, frame)
-                    raise SystemExit(128 + signum)
-
-                signal.signal(signal.SIGTERM, on_term)
-            _handlers_installed = True
-
-
-def _untrack(cluster: LocalCassandraCluster) -> None:
-    with _lock:
-        if cluster in _started:
-            _started.remove(cluster)
-
-
-def _stop_started() -> None:
-    for cluster in list(_started):
-        try:
-            cluster.stop()
-        except Exception:
-            pass
 
 
 _PEERS_QUERY = "SELECT peer, data_center, rack, host_id, native_address, tokens FROM system.peers_v2"

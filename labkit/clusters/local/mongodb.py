@@ -6,7 +6,6 @@ stop by PID, leftovers of a crashed run reaped by the next start, atexit/SIGTERM
 
 from __future__ import annotations
 
-import atexit
 import datetime as _dt
 import json
 import os
@@ -18,7 +17,9 @@ from typing import Any
 import psutil
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
+from .. import exit_guard
 from ..base import ClusterInfo
+from ..contract import Capabilities, current_user
 from ..base import clusters_dir
 from . import budgets, processes
 from .node_cpu import NodeCpuMeter
@@ -90,6 +91,7 @@ class LocalMongoCluster:
 
     provider = "local"
     engine = "mongodb"
+    capabilities = Capabilities(resize=True, budgets=True, server_cpu=True)
 
     def __init__(self, nodes: int = 2, startup_timeout: float | None = None, detached: bool = False, node_cpu: float | None = None):
         """`node_cpu`: CPU budget of each shard's mongod in cores, applied once the cluster is ready (the
@@ -117,6 +119,17 @@ class LocalMongoCluster:
     def uri(self) -> str:
         return f"mongodb://{self.mongos.address}/"
 
+    def held_addresses(self) -> list[tuple[str, int]]:
+        return [(HOST, p.port) for p in self.procs]
+
+    @property
+    def owner(self) -> str:
+        return current_user()
+
+    def node_processes(self) -> dict[str, psutil.Process]:
+        """Each shard's mongod by name (what per-second CPU samplers read)."""
+        return self._shard_processes()
+
     def pidfile(self, proc: MongoProcess) -> Path:
         return Path(proc.path) / "labkit.pid"
 
@@ -140,7 +153,7 @@ class LocalMongoCluster:
                 raise LabkitError(f"port {proc.address} (needed by {proc.name}) is taken; stop that process (`labkit down` if it is labkit's) and start again")
         self.directory.mkdir(parents=True, exist_ok=True)
         self._save_state()
-        _started.append(self)
+        exit_guard.track(self)
         try:
             for proc, cmd in zip(self.procs[:-1], commands[:-1]):
                 (Path(proc.path) / "data").mkdir(parents=True, exist_ok=True)
@@ -219,8 +232,7 @@ class LocalMongoCluster:
 
     def stop(self) -> None:
         reap(self.directory)
-        if self in _started:
-            _started.remove(self)
+        exit_guard.untrack(self)
 
     # ---- what notebooks use ----------------------------------------------------------------------
 
@@ -284,15 +296,3 @@ def reap(directory: Path, wipe: bool = False) -> list[int]:
             if child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)
     return killed
-
-
-_started: list[LocalMongoCluster] = []
-
-
-@atexit.register
-def _stop_started() -> None:
-    for cluster in list(_started):
-        try:
-            cluster.stop()
-        except (LabkitError, psutil.Error, OSError):
-            pass

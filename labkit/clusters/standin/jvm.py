@@ -3,7 +3,6 @@ leftovers of a crashed run reaped by the next start, stopped at interpreter exit
 
 from __future__ import annotations
 
-import atexit
 import datetime as _dt
 import hashlib
 import json
@@ -12,10 +11,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import psutil
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
+from .. import exit_guard
 from ..base import ClusterInfo
+from ..contract import Capabilities, current_user
 from ..local import processes
 from ..local.cassandra_install import require_java17
 from ..base import clusters_dir, labkit_home
@@ -33,6 +33,7 @@ class StandinServer:
 
     provider = "standin"
     engine = ""
+    capabilities = Capabilities(resize=True)  # it accepts any node count and runs one process, for mechanics only
     name = ""  # directory under labkit's clusters dir, e.g. standin-mongodb
     label = ""  # what actually runs, e.g. "mongo-java-server 1.47.0"
     port = 0
@@ -79,8 +80,7 @@ class StandinServer:
             "engine": self.engine, "provider": self.provider, "name": self.name, "label": self.label, "owner_pid": None if self.detached else os.getpid(),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "port": self.port,
         }, indent=1))
-        if not self.detached:
-            _started.append(self)
+        exit_guard.track(self)
         try:
             processes.spawn(command, cwd=self.directory, log=self.directory / "server.log", pidfile=self.pidfile)
             processes.wait_until(self._port_up, self.startup_timeout, what=f"the {self.label} stand-in on {HOST}:{self.port}")
@@ -99,8 +99,17 @@ class StandinServer:
 
     def stop(self) -> None:
         processes.reap_under(self.directory)
-        if self in _started:
-            _started.remove(self)
+        exit_guard.untrack(self)
+
+    def held_addresses(self) -> list[tuple[str, int]]:
+        return [(HOST, self.port)]
+
+    @property
+    def owner(self) -> str:
+        return current_user()
+
+    def cpu_meter(self) -> None:
+        return None  # a stand-in's CPU says nothing about the engine it stands in for
 
     def live_nodes(self) -> list[str]:
         return self.nodes if processes.owned_process(self.pidfile, str(self.directory)) else []
@@ -157,15 +166,3 @@ def compiled_launcher(home: Path, name: str, source: str, lib: Path) -> str:
         if proc.returncode != 0:
             raise NotAvailableError(f"compiling the stand-in launcher {name} failed:\n{proc.stderr[-2000:]}")
     return f"{classes}:{lib / '*'}"
-
-
-_started: list[StandinServer] = []
-
-
-@atexit.register
-def _stop_started() -> None:
-    for server in list(_started):
-        try:
-            server.stop()
-        except (LabkitError, psutil.Error, OSError):
-            pass

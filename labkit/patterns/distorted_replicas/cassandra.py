@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cassandra import ConsistencyLevel
 from cassandra.query import BatchStatement, BatchType, PreparedStatement, SimpleStatement
 
+from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError, LabkitError
@@ -460,8 +461,7 @@ def _size(value: Any) -> int:
 def storage_cost(cluster: Any, keyspace: str = KEYSPACE) -> list[dict[str, Any]]:
     """Each shape's tables on disk, from the servers (flushed first; `nodetool tablestats`, live space over
     every node): what keeping a replica in another shape costs. Local clusters only."""
-    nodetool = getattr(cluster, "nodetool", None)
-    if nodetool is None:
+    if not capabilities_of(cluster).admin:
         raise ConfigError("storage_cost reads nodetool tablestats: it needs a cluster labkit started locally")
     names = [n.name for n in cluster.nodes]
     shapes = {"publications": "aggregate (by publication)", **{t: f"vertical part: {g}" for g, t in VERTICAL.items()},
@@ -469,9 +469,9 @@ def storage_cost(cluster: Any, keyspace: str = KEYSPACE) -> list[dict[str, Any]]
     live: dict[str, int] = {t: 0 for t in shapes}
     partitions: dict[str, int] = {t: 0 for t in shapes}
     for name in names:  # one flush and one tablestats per node: each nodetool call starts a JVM
-        nodetool(name, "flush", keyspace)
+        cluster.nodetool(name, "flush", keyspace)
         table = None
-        for line in nodetool(name, "tablestats", keyspace).splitlines():
+        for line in cluster.nodetool(name, "tablestats", keyspace).splitlines():
             line = line.strip()
             if line.startswith("Table: "):
                 table = line.split(":", 1)[1].strip()

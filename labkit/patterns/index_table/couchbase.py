@@ -221,4 +221,4 @@ def workload(approach: str, phase: str, cluster: Any, operations: int, replicati
     """The workload of one run: the register phase registers `operations` users, the login phase logs in
     among `users` loaded ones."""
     return CouchbaseUsers(cluster.cluster, cluster.bucket, approach, phase, users=operations if phase == "register" else users, replication=replication,
-                          query_service=getattr(cluster, "query_service", True))
+                          query_service=cluster.query_service)

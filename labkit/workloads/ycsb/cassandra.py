@@ -13,6 +13,7 @@ from typing import Any, Callable
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
+from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
@@ -199,7 +200,7 @@ def workload(approach: str, phase: str, cluster: Any, operations: int, records: 
              chunk_cache_mb: int | None = None) -> YcsbCassandra:
     """The mix phases read max_scan and distribution, the index phases tags, the cache phase chunk_cache_mb."""
     flush = None
-    if phase == "cache" and callable(getattr(cluster, "nodetool", None)):
+    if phase == "cache" and capabilities_of(cluster).admin:
         def flush() -> None:
             for node in cluster.live_nodes():
                 cluster.nodetool(node.name, "flush", KEYSPACE)

@@ -1,0 +1,78 @@
+"""The written contract every provider's cluster keeps, and what each one can do, declared.
+
+Callers (the cluster slot, sweeps, tactics, samplers) ask a cluster's `capabilities` instead of probing it
+for methods, and every provider answers the same questions: start/stop (also as a context manager), its
+nodes and live nodes, `info()` for labels, `cpu_meter()` (None where the lab cannot see the servers), the
+loopback addresses and ports it holds (`held_addresses()`) and whose it is (`owner`). So a new provider, or
+per-user addresses and namespaces for a class on one machine, plug in at one place.
+"""
+
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from .base import ClusterInfo
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider's clusters can do; False means the lab must not try (and says why where it is asked)."""
+
+    resize: bool = False
+    """The slot may start it at any node count (False: it keeps its own size, e.g. a course's external cluster)."""
+    budgets: bool = False
+    """Each node's CPU budget can be set at start and changed in place (`set_node_cpu`)."""
+    datacenters: bool = False
+    """It can run its nodes in two datacenters (`dcs=2`)."""
+    membership: bool = False
+    """Nodes can join and leave while it serves (`add_node`, `decommission`)."""
+    admin: bool = False
+    """Per-node admin commands run (`nodetool`: flush, repair, ...)."""
+    server_cpu: bool = False
+    """`cpu_meter()` and `node_processes()` see the server processes (local ones only)."""
+    adopt: bool = False
+    """It can take over the cluster `labkit up` left running (`adopt`, `left_up`)."""
+
+
+NOTHING = Capabilities()
+
+
+@runtime_checkable
+class Cluster(Protocol):
+    """What every provider's cluster offers (local, compose, external, standin)."""
+
+    engine: str
+    provider: str
+    capabilities: Capabilities
+    detached: bool
+    """Started by `labkit up`: it outlives the process that started it (and is not stopped on its exit)."""
+
+    def start(self) -> Any: ...
+    def stop(self) -> None: ...
+    def __enter__(self) -> Any: ...
+    def __exit__(self, *exc: Any) -> None: ...
+    def live_nodes(self) -> list[Any]: ...
+    def info(self) -> ClusterInfo: ...
+    def cpu_meter(self) -> Any | None: ...
+    def held_addresses(self) -> list[tuple[str, int]]: ...
+
+    @property
+    def owner(self) -> str: ...
+
+
+def current_user() -> str:
+    """The Unix user this process runs as: whose the clusters it starts are."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # a container user without a passwd entry
+        import os
+
+        return str(os.getuid())
+
+
+def capabilities_of(cluster: Any) -> Capabilities:
+    """The cluster's (or its class's) declared capabilities; nothing for an object outside the contract (a test double)."""
+    declared = getattr(cluster, "capabilities", None)
+    return declared if isinstance(declared, Capabilities) else NOTHING

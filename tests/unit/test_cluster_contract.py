@@ -1,0 +1,51 @@
+"""Every provider keeps the written cluster contract, and what it declares it can do it has the methods
+for: callers ask `capabilities` instead of probing, so a declaration that lies would break them."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from labkit.clusters import IMPLEMENTED
+from labkit.clusters.contract import Capabilities, Cluster
+
+CLASSES = {key: getattr(importlib.import_module(target.split(":")[0]), target.split(":")[1]) for key, target in IMPLEMENTED.items()}
+CONTRACT = ("start", "stop", "__enter__", "__exit__", "live_nodes", "info", "cpu_meter", "held_addresses", "owner")
+NEEDS = {"budgets": ("set_node_cpu",), "membership": ("add_node", "decommission"), "admin": ("nodetool",), "server_cpu": ("node_processes",),
+         "adopt": ("adopt", "left_up", "release")}
+
+
+@pytest.mark.parametrize("key", sorted(CLASSES), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_each_provider_keeps_the_contract_and_has_what_it_declares(key):
+    engine, provider = key
+    cls = CLASSES[key]
+    assert (cls.engine, cls.provider) == (engine, provider)
+    assert isinstance(cls.capabilities, Capabilities)
+    missing = [name for name in CONTRACT if not hasattr(cls, name)]
+    assert missing == [], f"{cls.__name__} lacks {missing}"
+    for capability, methods in NEEDS.items():
+        if getattr(cls.capabilities, capability):
+            assert all(callable(getattr(cls, m, None)) for m in methods), f"{cls.__name__} declares {capability} without {methods}"
+    if not cls.capabilities.resize:
+        assert callable(getattr(cls, "fixed_size", None)), f"{cls.__name__} keeps its own size but cannot say it"
+
+
+def test_a_local_cluster_says_which_addresses_and_ports_it_holds_and_whose_it_is(tmp_path, monkeypatch):
+    import getpass
+
+    from labkit.clusters.local.cassandra import LocalCassandraCluster
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = LocalCassandraCluster(nodes=2)  # made, not started
+    assert isinstance(cluster, Cluster)
+    held = cluster.held_addresses()
+    assert ("127.0.0.1", 9042) in held and ("127.0.0.2", 9042) in held and ("127.0.0.2", 7000) in held
+    assert len(held) == 6 and all(host.startswith("127.") for host, _port in held)
+    assert cluster.owner == getpass.getuser()
+
+
+def test_capabilities_of_an_object_outside_the_contract_are_none():
+    from labkit.clusters.contract import NOTHING, capabilities_of
+
+    assert capabilities_of(object()) == NOTHING and not any(vars(NOTHING).values())
