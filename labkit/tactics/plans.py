@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from ..clusters.contract import capabilities_of
+from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError
 from . import cassandra as tactics
 from .base import Tactic
@@ -87,28 +89,26 @@ def plans(profile: str, only: list[str] | None = None) -> list[TacticPlan]:
 
 
 class PlanRunner:
-    """Runs plans one after another on one local Cassandra cluster at a time: it starts a fresh cluster
-    whenever a plan starts from another size or budget than the running one has (an added node stays for
-    a following decommission), and stops it on `stop()` or leaving a `with` block."""
+    """Runs plans one after another on one cluster slot (clusters.slot: any provider whose clusters it can
+    resize; local Cassandra by default): the slot starts a fresh cluster whenever a plan starts from another
+    size than the running one has (an added node stays for a following decommission), a plan's budget is
+    set in place, and `stop()` or leaving a `with` block stops the cluster."""
 
-    def __init__(self, progress: Callable[[str], None] | None = None, start_cluster: Callable[[int, float | None], Any] | None = None):
+    def __init__(self, progress: Callable[[str], None] | None = None, slot: ClusterSlot | None = None):
         self.say = progress or (lambda message: None)
-        self._start = start_cluster or self._start_local
-        self.cluster: Any = None
+        self.slot = slot or ClusterSlot.for_engine("cassandra", "local", on_change=self.say)
 
-    @staticmethod
-    def _start_local(nodes: int, node_cpu: float | None) -> Any:
-        from ..clusters.local.cassandra import LocalCassandraCluster
-
-        return LocalCassandraCluster(nodes=nodes, node_cpu=node_cpu).start()
+    @property
+    def cluster(self) -> Any:
+        return self.slot.cluster
 
     def cluster_for(self, nodes: int, node_cpu: float | None) -> Any:
-        c = self.cluster
-        if c is None or len(c.live_nodes()) != nodes or c.node_cpu != node_cpu:
-            self.stop()
-            self.say(f"starting {nodes} Cassandra node(s) at {node_cpu} core each")
-            self.cluster = self._start(nodes, node_cpu)
-        return self.cluster
+        """The slot's cluster at `nodes` nodes, each held to `node_cpu` (a budget a tactic left changed is put back)."""
+        self.slot.node_cpu = node_cpu
+        cluster = self.slot.ensure(nodes)
+        if cluster.info().node_cpu != node_cpu and capabilities_of(cluster).budgets:
+            cluster.set_node_cpu(node_cpu)
+        return cluster
 
     def run(self, plan: TacticPlan, **changes: Any) -> TacticRun:
         """One plan (with `changes` to its fields, e.g. rate=, threads=, nodes=) under load; the cluster stays up."""
@@ -128,9 +128,7 @@ class PlanRunner:
         return run
 
     def stop(self) -> None:
-        if self.cluster is not None:
-            self.cluster.stop()
-            self.cluster = None
+        self.slot.stop()
 
     def __enter__(self) -> "PlanRunner":
         return self

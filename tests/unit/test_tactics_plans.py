@@ -32,36 +32,54 @@ def test_unknown_profiles_runs_and_kinds_are_refused_with_the_choices():
 
 
 class FakeCluster:
+    from labkit.clusters.contract import Capabilities
+
+    capabilities = Capabilities(resize=True, budgets=True)
+
     def __init__(self, nodes, node_cpu):
-        self.nodes, self.node_cpu, self.stopped = nodes, node_cpu, False
+        self.nodes, self.node_cpu, self.stopped = list(range(nodes)), node_cpu, False
 
     def live_nodes(self):
-        return [] if self.stopped else list(range(self.nodes))
+        return [] if self.stopped else self.nodes
+
+    def info(self):
+        from labkit.clusters.base import ClusterInfo
+
+        return ClusterInfo("cassandra", "test", "local", len(self.nodes), node_cpu=self.node_cpu)
+
+    def set_node_cpu(self, cores):
+        self.node_cpu = cores
 
     def stop(self):
         self.stopped = True
 
 
-def test_the_runner_keeps_a_cluster_of_the_right_size_and_budget_and_replaces_it_otherwise():
+def test_the_runner_keeps_a_cluster_of_the_right_size_resizes_otherwise_and_sets_budgets_in_place():
+    from labkit.clusters.slot import ClusterSlot
+
     started = []
 
-    def start(nodes, node_cpu):
+    def start(nodes, node_cpu=None):
         started.append(FakeCluster(nodes, node_cpu))
         return started[-1]
 
-    with PlanRunner(start_cluster=start) as runner:
+    with PlanRunner(slot=ClusterSlot(start)) as runner:
         a = runner.cluster_for(3, 0.25)
-        assert runner.cluster_for(3, 0.25) is a
-        a.nodes = 4  # a node was added by the last tactic: a plan starting from 4 nodes goes on with it
+        assert runner.cluster_for(3, 0.25) is a and a.node_cpu == 0.25
+        a.nodes.append(3)  # a node was added by the last tactic: a plan starting from 4 nodes goes on with it
         assert runner.cluster_for(4, 0.25) is a
+        a.node_cpu = 0.5  # a tactic raised the budget and nothing put it back: the next plan's budget is set again
+        assert runner.cluster_for(4, 0.25) is a and a.node_cpu == 0.25
         b = runner.cluster_for(1, 0.5)
-        assert a.stopped and b is not a
+        assert a.stopped and b is not a and b.node_cpu == 0.5
     assert b.stopped and len(started) == 2
 
 
 def test_the_runner_refuses_a_change_to_a_field_a_plan_does_not_have():
+    from labkit.clusters.slot import ClusterSlot
+
     with pytest.raises(ConfigError, match="no speed"):
-        PlanRunner(start_cluster=FakeCluster).run(PLANS["quick"][0], speed=3)
+        PlanRunner(slot=ClusterSlot(FakeCluster)).run(PLANS["quick"][0], speed=3)
 
 
 def test_labkit_tactics_lists_the_runs_and_refuses_unknown_ones():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 MIN_TOKEN = -(2**63)
@@ -262,6 +262,3 @@ def nodetool_command(java: str, classpath: str, node: NodeSpec, main_class: str,
         "-cp", classpath, main_class, "-h", "127.0.0.1", "-p", str(node.jmx_port), *args,
     ]
 
-
-def node_to_json(node: NodeSpec) -> dict:
-    return asdict(node)

@@ -19,10 +19,6 @@ def lib_dir(version: str = DEFAULT_VERSION) -> Path:
     return labkit_home() / "cassandra" / version / "lib"
 
 
-def is_installed(version: str = DEFAULT_VERSION) -> bool:
-    return (lib_dir(version) / ".complete").exists()
-
-
 def require_java17() -> str:
     """Path of a JDK 17 `java`, or an error that says how to get one."""
     major, line = java_major()
