@@ -1,6 +1,8 @@
 """labkit's modules import each other without circles (a circle shows up as an import inside a function
 that only works because of the order things happen to load in), and the ground floor imports nothing of
-labkit's. Read from the source with ast, deferred imports inside functions included."""
+labkit's. Read from the source with ast, deferred imports inside functions included, and modules imported by
+name (a string such as "labkit.workloads.ycsb" or "labkit.clusters.local.cassandra:LocalCassandraCluster"
+that importlib loads)."""
 
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             targets.update([target, *(f"{target}.{alias.name}" for alias in node.names)])
         elif isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("labkit."):
+            targets.add(node.value.split(":")[0])  # imported by name: importlib.import_module("labkit.workloads.ycsb"), "module:Class"
     return {t for t in targets if t in modules and t != name and not name.startswith(t + ".")}
 
 
@@ -107,3 +111,9 @@ def test_every_relative_import_names_a_labkit_module_that_exists():
                 if target not in modules:
                     broken.append(f"{name}: from {'.' * node.level}{node.module or ''} -> {target}")
     assert not broken, broken
+
+
+def test_imports_made_by_name_are_followed():
+    modules = _modules()
+    assert "labkit.workloads.ycsb" in _imports("labkit.patterns", modules["labkit.patterns"], modules)
+    assert "labkit.clusters.local.cassandra" in _imports("labkit.clusters", modules["labkit.clusters"], modules)
