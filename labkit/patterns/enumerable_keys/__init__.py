@@ -6,7 +6,7 @@ each engine's storage in the module named after it (`cassandra`, `mongodb`, `cou
 from __future__ import annotations
 
 from ..description import Pattern, Setting, Size
-from .core import APPROACHES, NAME, PAGE_SIZE, PHASES, CommentStore, check_exercise, check_plan, store_class, volume_runs
+from .core import APPROACHES, NAME, PAGE_SIZE, PHASES, CommentStore, check_plan, store_class, volume_runs
 
 PAGINATE_QUICK = {"comments": 300, "delete_every": 7}
 PAGINATE_CLASSROOM = {"comments": 3000, "delete_every": 7}  # the source's: 3,000 comments on one post
@@ -39,4 +39,4 @@ PATTERN = Pattern(
     check_plan=check_plan,
 )
 
-__all__ = ["PATTERN", "APPROACHES", "NAME", "PAGE_SIZE", "PHASES", "CommentStore", "check_exercise", "store_class", "volume_runs"]
+__all__ = ["PATTERN", "APPROACHES", "NAME", "PAGE_SIZE", "PHASES", "CommentStore", "store_class", "volume_runs"]

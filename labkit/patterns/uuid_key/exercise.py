@@ -3,11 +3,16 @@ the two key generators left to write (the library's UuidKey is the solution, so 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...runner import Transaction
 from .cassandra import UuidKey as _Binding
-from .cassandra import check_exercise
+from ...engines import cassandra as cql
+from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY, UuidKey, converge
+from .core import REGIONS
+
+if TYPE_CHECKING:
+    from ..exercise import CheckReport
 
 __all__ = ["UuidKeyExercise", "check_exercise"]
 
@@ -21,3 +26,91 @@ class UuidKeyExercise(_Binding):
 
     def new_key(self, tx: Transaction, region: str) -> Any:
         raise NotImplementedError("new_key() is not written yet")
+
+
+def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30, threads: int = 4) -> "CheckReport":
+    """The exercise's check: the student's own next_key() and new_key() (not the library's). The counter must
+    hand out every key exactly once across both regions, and from the database: the server's counter must
+    have moved by exactly the keys handed out, and each key costs a counter read and a compare-and-set (a
+    counter in one process repeats another process's numbers). UUID keys are made without asking the
+    database and keep every record through a partition."""
+    import uuid
+
+    from cassandra import ConsistencyLevel
+    from cassandra.query import SimpleStatement
+
+    from ...faults import Toxiproxy
+    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise_paths import RecordingSession, listing, own_methods
+
+    def own(report: CheckReport) -> bool:
+        return own_methods(report, workload_class, ("next_key", "new_key"))
+
+    def counter(report: CheckReport) -> bool:
+        with Toxiproxy() as toxiproxy:
+            workload = workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=WAN_PROXY)
+            toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{cluster.datacenters()['dc1'][0]}:9042")
+            toxiproxy.set_link_latency("wan-dc1", 5)
+            if not run_step(report, f"{2 * users} counter keys from {threads} threads in two regions", workload, 2 * users, threads):
+                return False
+            keys = sorted(k for region in REGIONS for k in workload.registered.keys[region])
+            if keys != list(range(1, 2 * users + 1)):
+                missing = sorted(set(range(1, 2 * users + 1)) - set(keys))
+                return report.add("every counter value used once, none skipped", False, f"keys {keys[:5]}..., missing {missing[:5]}")
+            report.add("every counter value used once, none skipped", True, f"keys 1..{2 * users}")
+            session = cql.connect(cluster.datacenters()["dc1"], dc="dc1")
+            try:
+                row = session.execute(SimpleStatement(f"SELECT value FROM {HOME_KEYSPACE}.key_counter WHERE name = '{COUNTER}'",
+                                                      consistency_level=ConsistencyLevel.SERIAL)).one()
+            finally:
+                session.cluster.shutdown()
+            held = row.value if row is not None else None
+            if held != 2 * users:
+                return report.add("the keys came from the database's counter", False,
+                                  f"the counter row in {HOME_KEYSPACE}.key_counter says {held} after {2 * users} keys: your keys came from somewhere else. "
+                                  "A counter kept in one process hands out the numbers another process (or region) hands out too; "
+                                  "read the database's counter and compare-and-set it")
+            report.add("the keys came from the database's counter", True, f"it moved by {held}")
+            return counter_path(report, workload)  # while Ireland's link to the counter is still there
+
+    def counter_path(report: CheckReport, workload: UuidKey) -> bool:
+        step = "each key is a counter read and a compare-and-set"
+        try:
+            recorders = {}
+            for region in REGIONS:
+                workload.counter_statements(region)  # connect and prepare on the real session
+                which = workload.counter_link(region)
+                recorders[region] = workload._sessions[which] = RecordingSession(workload._sessions[which])
+            for region in REGIONS:
+                workload.next_key(a_transaction(), region)
+                done = recorders[region].take()
+                reads = [s for s in done if s.verb == "SELECT" and s.table == "key_counter"]
+                sets = [s for s in done if s.verb == "UPDATE" and s.table == "key_counter" and " IF " in f" {s.text.upper()} "]
+                if not reads or not sets:
+                    return report.add(step, False, f"next_key({region!r}) ran {listing(done)}; it must read the counter row and "
+                                                   "compare-and-set it (UPDATE ... IF value = ?) in the database")
+        finally:
+            workload.disconnect()
+        return report.add(step, True, "both regions")
+
+    def uuid_path(report: CheckReport) -> bool:
+        workload = workload_class(cluster.datacenters(), "pattern", "partition", users)
+        step = "a UUID key is made without asking the database"
+        try:
+            recorders = {region: RecordingSession(workload.session(region)) for region in REGIONS}
+            workload._sessions.update(recorders)
+            made = [workload.new_key(a_transaction(), region) for region in REGIONS for _ in range(5)]
+            asked = [s for r in recorders.values() for s in r.take()]
+            if asked:
+                return report.add(step, False, f"new_key() ran {listing(asked)}: the key must be made in the application, no request")
+            if not all(isinstance(k, uuid.UUID) for k in made) or len(set(made)) != len(made):
+                return report.add(step, False, f"new_key() returned {made[:3]}...: ten distinct uuid.UUID values expected")
+        finally:
+            workload.disconnect()
+        return report.add(step, True, "10 distinct UUIDs, no request")
+
+    def uuids(report: CheckReport) -> bool:
+        workload = workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster))
+        return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
+
+    return check_all(f"UUID Key exercise ({workload_class.__name__})", [own, counter, uuid_path, uuids])
