@@ -70,16 +70,17 @@ def _finish(fig: go.Figure, df: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def throughput_figure(df: pd.DataFrame) -> go.Figure:
-    """Transactions/s vs threads, one line per approach, one panel per node count."""
-    _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "throughput"))
-    data = df.sort_values(["nodes", "approach", "threads"]).copy()
+def throughput_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
+    """Transactions/s vs threads, one line per approach (or per value of another column, `color`, e.g. a
+    setting such as consistency), one panel per node count."""
+    _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "throughput", color))
+    data = df.sort_values(["nodes", color, "threads"]).copy()
     data["limited by"] = limit_kinds(data)
     fig = px.line(
         data,
         x="threads",
         y="throughput",
-        color="approach",
+        color=color,
         facet_col="nodes",
         markers=True,
         custom_data=["limited by"],
@@ -90,11 +91,12 @@ def throughput_figure(df: pd.DataFrame) -> go.Figure:
     return _finish(_mark_limits(fig), data)
 
 
-def latency_figure(df: pd.DataFrame) -> go.Figure:
-    """Mean, p95 and p99 latency (ms) vs threads: colour = approach, dash = statistic, panel = nodes."""
-    _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", *LATENCY_STATS))
+def latency_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
+    """Mean, p95 and p99 latency (ms) vs threads: colour = approach (or another column, `color`), dash =
+    statistic, panel = nodes."""
+    _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", color, *LATENCY_STATS))
     long = df.melt(
-        id_vars=[c for c in ("pattern", "approach", "nodes", "threads", "client_saturated", "limit") if c in df],
+        id_vars=list(dict.fromkeys(c for c in ("pattern", "approach", color, "nodes", "threads", "client_saturated", "limit") if c in df)),
         value_vars=list(LATENCY_STATS),
         var_name="statistic",
         value_name="latency_us",
@@ -102,12 +104,12 @@ def latency_figure(df: pd.DataFrame) -> go.Figure:
     long["limited by"] = limit_kinds(long)
     long["statistic"] = long["statistic"].map(LATENCY_STATS)
     long["latency_ms"] = long["latency_us"] / 1000.0
-    long = long.sort_values(["nodes", "approach", "statistic", "threads"])
+    long = long.sort_values(["nodes", color, "statistic", "threads"])
     fig = px.line(
         long,
         x="threads",
         y="latency_ms",
-        color="approach",
+        color=color,
         line_dash="statistic",
         facet_col="nodes",
         markers=True,
