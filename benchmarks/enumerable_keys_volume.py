@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     args = parser.parse_args()
     profile = "quick" if args.quick else "classroom"
-    volume = ek.PATTERN.size(profile, "volume")
+    volume = ek.PATTERN.named_sweep(profile, "volume")
     sizes = {"nodes": max(volume.nodes), "runs": volume.repeats, "per_run": volume.operations, "page_reads": PAGE_READS[profile]}
     stem = "enumerable_keys_volume" + ("_quick" if args.quick else "")
     command = ".venv/bin/python benchmarks/enumerable_keys_volume.py" + (" --quick" if args.quick else "")

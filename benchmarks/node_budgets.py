@@ -62,7 +62,7 @@ class Experiment:
 
 def data(described: Pattern, profile: str, phase: str) -> dict[str, Any]:
     """The data sizes of one of the description's sweeps (users, network, records...)."""
-    return dict(described.size(profile, phase).settings)
+    return dict(described.named_sweep(profile, phase).settings)
 
 
 FAN_OUT_SIZES = data(fan_out.PATTERN, "classroom", "paginate")

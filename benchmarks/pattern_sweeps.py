@@ -101,8 +101,8 @@ def sweep_phases(args, pattern, slot, stem: str, command: str) -> list[pd.DataFr
     for phase in pattern.phases:
         if phase not in pattern.sizes[profile] or (args.phases and phase not in args.phases.split(",")) or phase == "volume":
             continue  # the volume test has its own script: enumerable_keys_volume.py
-        size = pattern.size(profile, phase)
-        rows = run_pattern_sweep(pattern, pattern.plan(profile, phase), slot=slot)
+        size = pattern.named_sweep(profile, phase)
+        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase), slot=slot)
         df = pd.DataFrame(rows)
         frames.append(df)
         size_note = ", ".join(f"{k}={v}" for k, v in size.settings.items()) or "users = operations"

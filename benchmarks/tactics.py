@@ -1,7 +1,7 @@
 """Tactics applied under a fixed offered load on budgeted Cassandra nodes: per-second timelines with the
 moment each tactic started and the moment the server confirmed it, and what it cost and bought.
 
-    .venv/bin/python benchmarks/tactics.py            # classroom: labkit.tactics.plans.CLASSROOM (about 20 min)
+    .venv/bin/python benchmarks/tactics.py            # classroom: labkit.tactics.scenarios.CLASSROOM (about 20 min)
     .venv/bin/python benchmarks/tactics.py --quick    # the notebook's runs: checks the script, claims nothing
 
 Runs, in order: a storage-attached and a legacy index created under queries by a non-key column (1 node,
@@ -25,7 +25,7 @@ from report import profile_run, write  # noqa: E402
 
 from labkit.results.tactic_timeline import tactic_figure  # noqa: E402
 from labkit.tactics.advisor import Advisor  # noqa: E402
-from labkit.tactics.plans import plans, run_plans  # noqa: E402
+from labkit.tactics.scenarios import run_scenarios, scenarios  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 COLUMNS = ["run", "engine", "server_version", "provider", "nodes_before", "nodes_after", "node_cpu_before", "node_cpu_after", "threads",
@@ -38,7 +38,7 @@ COLUMNS = ["run", "engine", "server_version", "provider", "nodes_before", "nodes
 
 def main() -> None:
     profile, stem, command = profile_run(__file__, __doc__)
-    runs = run_plans(plans(profile), progress=print)
+    runs = run_scenarios(scenarios(profile), progress=print)
     rows = [r.row() for r in runs]
     df = pd.DataFrame(rows)
     timeline = pd.DataFrame([{"run": r.labels["run"], **t} for r in runs for t in r.timeline_rows()])

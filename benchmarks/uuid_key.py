@@ -64,8 +64,8 @@ def main() -> None:
 
 
 def availability(profile: str, slot: ClusterSlot, stem: str, command: str) -> None:
-    size = uuid_key.PATTERN.size(profile, "availability")
-    rows = run_pattern_sweep(uuid_key.PATTERN, uuid_key.PATTERN.plan(profile, "availability"), slot=slot)
+    size = uuid_key.PATTERN.named_sweep(profile, "availability")
+    rows = run_pattern_sweep(uuid_key.PATTERN, uuid_key.PATTERN.sweep_plan(profile, "availability"), slot=slot)
     df = pd.DataFrame(rows)
     note = f"{size.operations // 2} users per region, Ireland-dc1 link {df.one_way_ms[0]} ms one way"
     write(df[COLUMNS + [c for c in df.columns if c.startswith(("register_", "cas_counter_", "read_counter_"))]].copy(), OUT, f"{stem}_availability",
@@ -83,7 +83,7 @@ def availability(profile: str, slot: ClusterSlot, stem: str, command: str) -> No
 
 
 def partition(profile: str, slot: ClusterSlot, stem: str, command: str) -> None:
-    size = uuid_key.PATTERN.size(profile, "partition")
+    size = uuid_key.PATTERN.named_sweep(profile, "partition")
     users, threads = size.operations // 2, size.threads[0]
     cluster = slot.ensure(max(size.nodes))
     rows = []

@@ -35,14 +35,14 @@ COLUMNS = ["engine", "server_version", "provider", "nodes", "node_cpu", "approac
 
 def main() -> None:
     profile, stem, command = profile_run(__file__, __doc__)
-    spills, fits = WORKLOAD.size(profile, "cache"), WORKLOAD.size(profile, "cache-fits")
+    spills, fits = WORKLOAD.named_sweep(profile, "cache"), WORKLOAD.named_sweep(profile, "cache-fits")
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=spills.node_cpu, **cluster_options("cache", dict(spills.settings)))
     rows = []
     try:
         for i, nodes in enumerate(spills.nodes):
             order = ("cache-fits", "cache") if i % 2 == 0 else ("cache", "cache-fits")
             for name in order:
-                rows += run_pattern_sweep(WORKLOAD, WORKLOAD.plan(profile, name, nodes=[nodes], processes=CLIENT_PROCESSES), slot=slot)
+                rows += run_pattern_sweep(WORKLOAD, WORKLOAD.sweep_plan(profile, name, nodes=[nodes], processes=CLIENT_PROCESSES), slot=slot)
     finally:
         slot.stop()
     df = hit_ratios(rows)

@@ -39,10 +39,10 @@ CLIENT_PROCESSES = 2
 
 def main() -> None:
     profile, stem, command = profile_run(__file__, __doc__)
-    size = WORKLOAD.size(profile, "offered-load")
+    size = WORKLOAD.named_sweep(profile, "offered-load")
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=size.node_cpu)
     try:
-        rows = run_pattern_sweep(WORKLOAD, WORKLOAD.plan(profile, "offered-load", approaches=list(KNEE_MIXES), processes=CLIENT_PROCESSES), slot=slot)
+        rows = run_pattern_sweep(WORKLOAD, WORKLOAD.sweep_plan(profile, "offered-load", approaches=list(KNEE_MIXES), processes=CLIENT_PROCESSES), slot=slot)
     finally:
         slot.stop()
     df = pd.DataFrame(rows)

@@ -313,17 +313,17 @@ def tactics_command(
     """Apply a tactic (index, node, replication, budget, consistency) to a local Cassandra cluster while a
     fixed offered load runs; one row per run with the time to effect and the before/during/after figures."""
     from .results import ResultsStore
-    from .tactics.plans import PlanRunner, plans
+    from .tactics.scenarios import ScenarioRunner, scenarios
 
     try:
-        chosen = plans(profile, runs or None)
+        chosen = scenarios(profile, runs or None)
         if not runs:
             for p in chosen:
                 typer.echo(f"{p.key:<28} {p.make().title} under {p.kind} load of {p.rate:g}/s on {p.nodes} node(s) of {p.node_cpu} core")
             return
         store = ResultsStore(out)
         changes = {k: v for k, v in (("rate", rate), ("threads", threads)) if v is not None}
-        with PlanRunner(progress=typer.echo) as runner:
+        with ScenarioRunner(progress=typer.echo) as runner:
             for p in chosen:
                 result = runner.run(p, **changes)
                 store.append(result.row())

@@ -71,7 +71,7 @@ class Setting:
 
 
 @dataclass(frozen=True)
-class Size:
+class NamedSweep:
     """One sweep of a profile: a phase on these cluster sizes and client threads, with these settings."""
 
     phase: str
@@ -119,8 +119,8 @@ class Pattern:
     engines: tuple[str, ...]
     """Engines that have a binding (the first is the default)."""
     settings: tuple[Setting, ...]
-    sizes: Mapping[str, Mapping[str, Size]]
-    """profile -> sweep name -> Size; every phase has a sweep named after it in every profile."""
+    sizes: Mapping[str, Mapping[str, NamedSweep]]
+    """profile -> sweep name -> NamedSweep; every phase has a sweep named after it in every profile."""
     check_plan: Callable[[Any], None] = _no_check
     """Refuses a SweepPlan the workload cannot run, before any cluster starts."""
     cluster_options: Mapping[str, Any] = field(default_factory=dict)
@@ -201,7 +201,7 @@ class Pattern:
 
     # ---- sizes -----------------------------------------------------------------------------------
 
-    def size(self, profile: str, name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> Size:
+    def named_sweep(self, profile: str, name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> NamedSweep:
         """One named sweep of a profile (`quick` or `classroom`). `overrides` {sweep name: {field: value}}
         replaces some of its fields (a notebook's papermill parameter: a tiny sweep for a browser test,
         a larger one for a course); the result is checked like the description's own."""
@@ -211,9 +211,9 @@ class Pattern:
         if name not in sweeps:
             raise ConfigError(f"{self.name} has no {profile} sweep {name!r}: it has {', '.join(sweeps)}")
         changes = dict((overrides or {}).get(name, {}))
-        unknown = set(changes) - {f.name for f in dataclasses.fields(Size)} - {"phase"}
+        unknown = set(changes) - {f.name for f in dataclasses.fields(NamedSweep)} - {"phase"}
         if unknown or "phase" in changes:
-            raise ConfigError(f"a sweep's overrides take {', '.join(f.name for f in dataclasses.fields(Size) if f.name != 'phase')}; "
+            raise ConfigError(f"a sweep's overrides take {', '.join(f.name for f in dataclasses.fields(NamedSweep) if f.name != 'phase')}; "
                               f"got {', '.join(sorted(unknown | ({'phase'} & set(changes))))}")
         if "settings" in changes:
             changes["settings"] = {**sweeps[name].settings, **changes["settings"]}
@@ -224,14 +224,14 @@ class Pattern:
         self.resolve(size.phase, size.settings)
         return size
 
-    def plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    def sweep_plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
              engine: str | None = None, **changes: Any) -> Any:
         """The SweepPlan of one named sweep of a profile: its nodes, threads, operations, warm-up and
         repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2).
         Without `approaches`, the sweep's own, or every one its phase compares on `engine`."""
         from ..results import SweepPlan
 
-        size = self.size(profile, name, overrides)
+        size = self.named_sweep(profile, name, overrides)
         default = [a for a in size.approaches if a in self.approaches_for(size.phase, engine)] or self.approaches_for(size.phase, engine)
         fields: dict[str, Any] = dict(
             pattern=self.name, approaches=self.check_approaches(approaches or default, size.phase, engine), threads=list(size.threads),

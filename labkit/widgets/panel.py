@@ -25,7 +25,7 @@ from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan
-from ..patterns.description import Pattern, Setting, Size
+from ..patterns.description import Pattern, Setting, NamedSweep
 from ..patterns.pattern_sweep import PatternSweep
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
@@ -63,7 +63,7 @@ class ControlPanel:
         *,
         slot: ClusterSlot,
         phase: str | None = None,
-        size: Size | None = None,
+        size: NamedSweep | None = None,
         title: str | None = None,
         threads: tuple[int, int] | None = None,
         thread_step: int | None = None,

@@ -11,15 +11,15 @@ import ipywidgets as w
 
 from ..errors import LabkitError
 from ..results.tactic_timeline import tactic_figure
-from ..tactics.plans import PlanRunner, TacticPlan
+from ..tactics.scenarios import ScenarioRunner, TacticScenario
 
 
 class TacticPanel:
-    def __init__(self, runner: PlanRunner, plans: list[TacticPlan], title: str = "Tactics under load"):
+    def __init__(self, runner: ScenarioRunner, scenarios: list[TacticScenario], title: str = "Tactics under load"):
         self.runner = runner
-        self.plans = {p.key: p for p in plans}
+        self.plans = {p.key: p for p in scenarios}
         self.runs: list[Any] = []
-        first = plans[0]
+        first = scenarios[0]
         self.choice = w.Dropdown(options=list(self.plans), value=first.key, description="tactic run")
         self.rate = w.IntSlider(value=int(first.rate), min=10, max=3000, step=10, description="offered /s")
         self.threads = w.IntSlider(value=first.threads, min=1, max=128, description="in flight")

@@ -1,6 +1,6 @@
 """A pattern description over in-memory workloads, for the view's and the sweep's unit tests (never a figure)."""
 
-from labkit.patterns.description import Pattern, Setting, Size
+from labkit.patterns.description import Pattern, Setting, NamedSweep
 
 MADE: list[tuple] = []
 """(approach, phase, nodes, operations, settings) of every workload the binding made."""
@@ -18,7 +18,7 @@ PATTERN = Pattern(
         Setting("size", "small", 0, 0, "a named choice", choices=("small", "large")),
     ),
     sizes={
-        "quick": {"login": Size("login", (2,), (1, 3), 30, {"users": 7}, warmup=3), "register": Size("register", (1,), (1,), 10)},
-        "classroom": {"login": Size("login", (4,), (10, 20), 300), "register": Size("register", (4,), (10,), 100)},
+        "quick": {"login": NamedSweep("login", (2,), (1, 3), 30, {"users": 7}, warmup=3), "register": NamedSweep("register", (1,), (1,), 10)},
+        "classroom": {"login": NamedSweep("login", (4,), (10, 20), 300), "register": NamedSweep("register", (4,), (10,), 100)},
     },
 )

@@ -68,7 +68,7 @@ def test_the_panel_keeps_its_node_count(course_cluster, student_home, monkeypatc
 
     slot = ClusterSlot.for_engine("cassandra", "external")
     assert slot.fixed_nodes == 1
-    panel = ControlPanel(describe("index-table"), size=describe("index-table").size("quick", "login"), slot=slot)
+    panel = ControlPanel(describe("index-table"), size=describe("index-table").named_sweep("quick", "login"), slot=slot)
     assert panel.nodes.value == 1 and panel.nodes.disabled and panel.cpu_per_node.disabled
     assert "labkit does not resize" in panel.status.value
 

@@ -119,7 +119,7 @@ def test_a_cache_sweep_reads_flushed_data_through_the_chunk_cache_and_counts_hit
     from labkit.patterns.pattern_sweep import run_pattern_sweep
     from labkit.workloads.ycsb.cassandra import hit_ratios
 
-    plan = WORKLOAD.plan("quick", "cache", nodes=[1], threads=[8], operations=400, run_options={"warmup": 0})
+    plan = WORKLOAD.sweep_plan("quick", "cache", nodes=[1], threads=[8], operations=400, run_options={"warmup": 0})
     rows = hit_ratios(run_pattern_sweep(WORKLOAD, plan, settings={"records": 3000, "chunk_cache_mb": 1}, echo=lambda line: None))
     row = rows.iloc[0]
     assert row.verify_ok and row.chunk_cache_mb == 1 and row.distribution == "uniform"

@@ -65,7 +65,7 @@ def test_a_slot_without_the_cluster_a_phase_needs_is_refused():
     from labkit.clusters.slot import ClusterSlot
     from labkit.patterns import uuid_key
 
-    plan = uuid_key.PATTERN.plan("quick", "availability")
+    plan = uuid_key.PATTERN.sweep_plan("quick", "availability")
     with pytest.raises(ConfigError, match="needs a cluster started with dcs=2"):
         PatternSweep(uuid_key.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"))
     assert PatternSweep(uuid_key.PATTERN, plan, slot=pattern_slot(uuid_key.PATTERN, "availability")).cluster_options == {"dcs": 2}

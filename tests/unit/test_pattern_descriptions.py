@@ -49,7 +49,7 @@ def test_every_phase_has_a_quick_and_a_classroom_sweep_the_pattern_can_run(patte
     for profile in PROFILES:
         assert set(pattern.phases) <= set(pattern.sizes[profile]), f"{pattern.name} {profile} lacks a sweep for a phase"
         for name, size in pattern.sizes[profile].items():
-            plan = pattern.plan(profile, name)
+            plan = pattern.sweep_plan(profile, name)
             plan.check()
             pattern.check_plan(plan)  # e.g. even thread counts for two regions
             assert plan.labels["phase"] == size.phase
@@ -92,12 +92,12 @@ def test_a_workload_is_made_by_the_engine_binding_with_the_phase_defaults(monkey
 def test_a_sweep_can_be_overridden_and_the_result_is_checked():
     index_table = describe("index-table")
     tiny = {"login": {"nodes": [1], "threads": [1, 2], "operations": 60, "settings": {"users": 100}}}
-    size = index_table.size("quick", "login", tiny)
+    size = index_table.named_sweep("quick", "login", tiny)
     assert size.nodes == (1,) and size.threads == (1, 2) and size.operations == 60 and size.settings == {"users": 100}
-    assert index_table.size("quick", "register", tiny) == index_table.size("quick", "register")
-    plan = index_table.plan("quick", "login", overrides=tiny)
+    assert index_table.named_sweep("quick", "register", tiny) == index_table.named_sweep("quick", "register")
+    plan = index_table.sweep_plan("quick", "login", overrides=tiny)
     assert plan.labels["users"] == 100 and plan.nodes == [1]
     with pytest.raises(ConfigError, match="setting users must be from 1"):
-        index_table.size("quick", "login", {"login": {"settings": {"users": 0}}})
+        index_table.named_sweep("quick", "login", {"login": {"settings": {"users": 0}}})
     with pytest.raises(ConfigError, match="got colour"):
-        index_table.size("quick", "login", {"login": {"colour": 1}})
+        index_table.named_sweep("quick", "login", {"login": {"colour": 1}})

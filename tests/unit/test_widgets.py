@@ -76,7 +76,7 @@ def test_controls_come_from_the_description_and_reach_the_workload_and_the_rows(
 def test_a_phase_shows_only_its_settings_and_a_size_sets_the_start():
     panel, made = make_panel(phase="register")
     assert set(panel.settings) == {"users", "size"}
-    size = PATTERN.size("quick", "login")
+    size = PATTERN.named_sweep("quick", "login")
     panel = ControlPanel(PATTERN, slot=ClusterSlot(start), size=size)
     assert panel.phase == "login" and panel.threads.value == (1, 3) and panel.thread_step.value == 2 and panel.nodes.value == 2
     assert panel.operations.value == 30 and panel.settings["users"].value == 7 and panel.run_options == {"warmup": 3}

@@ -177,8 +177,8 @@ def test_the_description_compares_mixes_in_the_mix_phases_and_index_kinds_in_the
     assert WORKLOAD.approaches_for("index-query") == ("baseline/no-index", "baseline/2i", "baseline/sai")
     with pytest.raises(ConfigError, match="in phase index-query"):
         WORKLOAD.check_approaches(["baseline/a"], "index-query")
-    plan = WORKLOAD.plan("quick", "offered-load")
-    assert plan.targets == list(WORKLOAD.size("quick", "offered-load").targets) and plan.operations_at(400) == 800
+    plan = WORKLOAD.sweep_plan("quick", "offered-load")
+    assert plan.targets == list(WORKLOAD.named_sweep("quick", "offered-load").targets) and plan.operations_at(400) == 800
     assert plan.runs == len(plan.approaches) * len(plan.targets)
     with pytest.raises(ConfigError, match="max_scan"):
         WORKLOAD.resolve("index-insert", {"max_scan": 10})
@@ -205,7 +205,7 @@ def test_the_cache_phase_starts_its_cluster_with_the_chunk_cache_it_reads_throug
 
 
 def test_a_sweep_names_the_approaches_it_compares_by_default():
-    assert WORKLOAD.plan("quick", "cache").approaches == ["baseline/c"]
-    assert WORKLOAD.plan("classroom", "offered-load").approaches == ["baseline/a", "baseline/b", "baseline/c", "baseline/e"]
-    assert WORKLOAD.plan("quick", "mix").approaches == list(WORKLOAD.approaches_for("mix"))
-    assert WORKLOAD.size("quick", "cache", {"cache": {"approaches": ["baseline/b"]}}).approaches == ("baseline/b",)
+    assert WORKLOAD.sweep_plan("quick", "cache").approaches == ["baseline/c"]
+    assert WORKLOAD.sweep_plan("classroom", "offered-load").approaches == ["baseline/a", "baseline/b", "baseline/c", "baseline/e"]
+    assert WORKLOAD.sweep_plan("quick", "mix").approaches == list(WORKLOAD.approaches_for("mix"))
+    assert WORKLOAD.named_sweep("quick", "cache", {"cache": {"approaches": ["baseline/b"]}}).approaches == ("baseline/b",)

@@ -7,7 +7,7 @@ the author may be). The engine-neutral part is in `core` (and `bloom`), Cassandr
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .bloom import CountingBloomFilter
 from .core import APPROACHES, GROUP_NAMES, GROUPS, NAME, PHASES, Corpus, Placement
 
@@ -29,18 +29,18 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "read": Size("read", (1,), (4, 16), 600, {**QUICK, "groups": 1}, warmup=100),
-            "update": Size("update", (1,), (4, 16), 600, {**QUICK, "groups": 1}),
-            "by-author": Size("by-author", (1, 3), (4, 16), 400, QUICK, warmup=50),
-            "publish": Size("publish", (3,), (4, 16), 400, QUICK),
-            "route": Size("route", (2,), (4, 16), 600, QUICK, warmup=100),
+            "read": NamedSweep("read", (1,), (4, 16), 600, {**QUICK, "groups": 1}, warmup=100),
+            "update": NamedSweep("update", (1,), (4, 16), 600, {**QUICK, "groups": 1}),
+            "by-author": NamedSweep("by-author", (1, 3), (4, 16), 400, QUICK, warmup=50),
+            "publish": NamedSweep("publish", (3,), (4, 16), 400, QUICK),
+            "route": NamedSweep("route", (2,), (4, 16), 600, QUICK, warmup=100),
         },
         "classroom": {
-            "read": Size("read", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}, warmup=400),
-            "update": Size("update", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}),
-            "by-author": Size("by-author", (1, 2, 4), (8, 32, 64), 2000, CLASSROOM, warmup=200),
-            "publish": Size("publish", (3,), (8, 32), 2000, {"publications": 5000}),
-            "route": Size("route", (2, 4), (8, 32, 64), 4000, CLASSROOM, warmup=400),
+            "read": NamedSweep("read", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}, warmup=400),
+            "update": NamedSweep("update", (3,), (8, 32, 64), 4000, {**CLASSROOM, "groups": 1}),
+            "by-author": NamedSweep("by-author", (1, 2, 4), (8, 32, 64), 2000, CLASSROOM, warmup=200),
+            "publish": NamedSweep("publish", (3,), (8, 32), 2000, {"publications": 5000}),
+            "route": NamedSweep("route", (2, 4), (8, 32, 64), 4000, CLASSROOM, warmup=400),
         },
     },
     main_phase="read",

@@ -5,7 +5,7 @@ each engine's storage in the module named after it (`cassandra`, `mongodb`, `cou
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PAGE_SIZE, PHASES, CommentStore, check_plan, store_class, volume_runs
 
 PAGINATE_QUICK = {"comments": 300, "delete_every": 7}
@@ -26,14 +26,14 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "write": Size("write", (1,), (2, 6, 10), 300),
-            "volume": Size("volume", (1,), (1,), 100, repeats=3),
-            "paginate": Size("paginate", (1,), (2, 6, 10), 300, PAGINATE_QUICK),
+            "write": NamedSweep("write", (1,), (2, 6, 10), 300),
+            "volume": NamedSweep("volume", (1,), (1,), 100, repeats=3),
+            "paginate": NamedSweep("paginate", (1,), (2, 6, 10), 300, PAGINATE_QUICK),
         },
         "classroom": {
-            "write": Size("write", (3,), tuple(range(10, 101, 10)), 3000),
-            "volume": Size("volume", (3,), (1,), 1000, repeats=10),
-            "paginate": Size("paginate", (3,), tuple(range(10, 101, 10)), 3000, PAGINATE_CLASSROOM, warmup=200),
+            "write": NamedSweep("write", (3,), tuple(range(10, 101, 10)), 3000),
+            "volume": NamedSweep("volume", (3,), (1,), 1000, repeats=10),
+            "paginate": NamedSweep("paginate", (3,), tuple(range(10, 101, 10)), 3000, PAGINATE_CLASSROOM, warmup=200),
         },
     },
     check_plan=check_plan,

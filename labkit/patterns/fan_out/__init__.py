@@ -6,7 +6,7 @@ after it (`cassandra`)."""
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PHASES, Network
 
 QUICK_NETWORK = {"users": 40, "follows": 10, "posts": 8}
@@ -27,14 +27,14 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "post": Size("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
-            "paginate": Size("paginate", (3,), (2, 8), 300, QUICK_NETWORK, warmup=50),
-            "budgeted": Size("paginate", (1, 3), (16,), 200, QUICK_NETWORK, warmup=200, node_cpu=0.15),
+            "post": NamedSweep("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
+            "paginate": NamedSweep("paginate", (3,), (2, 8), 300, QUICK_NETWORK, warmup=50),
+            "budgeted": NamedSweep("paginate", (1, 3), (16,), 200, QUICK_NETWORK, warmup=200, node_cpu=0.15),
         },
         "classroom": {
-            "post": Size("post", (4,), (10, 20, 40, 60, 80, 100), 200 * 10, CLASSROOM_NETWORK),
-            "paginate": Size("paginate", (4,), (10, 20, 40, 60, 80, 100), 2000, CLASSROOM_NETWORK, warmup=200),
-            "budgeted": Size("paginate", (1, 2, 4, 8), (96,), 1000, CLASSROOM_NETWORK, warmup=1000, node_cpu=0.15),
+            "post": NamedSweep("post", (4,), (10, 20, 40, 60, 80, 100), 200 * 10, CLASSROOM_NETWORK),
+            "paginate": NamedSweep("paginate", (4,), (10, 20, 40, 60, 80, 100), 2000, CLASSROOM_NETWORK, warmup=200),
+            "budgeted": NamedSweep("paginate", (1, 2, 4, 8), (96,), 1000, CLASSROOM_NETWORK, warmup=1000, node_cpu=0.15),
         },
     },
 )

@@ -7,7 +7,7 @@ last two share `documents`). The naive side is each engine's own index: Cassandr
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, ENGINE_APPROACHES, NAME, PHASES, email_of, id_of, number_of, user_row
 
 PATTERN = Pattern(
@@ -25,14 +25,14 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "register": Size("register", (3,), (2, 8), 600),
-            "login": Size("login", (1, 3), (2, 8), 600, {"users": 1000}, warmup=100),
-            "budgeted": Size("login", (1, 3), (16,), 240, {"users": 1000}, warmup=240, node_cpu=0.15),
+            "register": NamedSweep("register", (3,), (2, 8), 600),
+            "login": NamedSweep("login", (1, 3), (2, 8), 600, {"users": 1000}, warmup=100),
+            "budgeted": NamedSweep("login", (1, 3), (16,), 240, {"users": 1000}, warmup=240, node_cpu=0.15),
         },
         "classroom": {
-            "register": Size("register", (4,), tuple(range(10, 101, 10)), 3000),
-            "login": Size("login", (1, 2, 4), tuple(range(10, 101, 10)), 3000, {"users": 20000}, warmup=200),
-            "budgeted": Size("login", (1, 2, 4, 8), (96,), 2000, {"users": 20000}, warmup=2000, node_cpu=0.15),
+            "register": NamedSweep("register", (4,), tuple(range(10, 101, 10)), 3000),
+            "login": NamedSweep("login", (1, 2, 4), tuple(range(10, 101, 10)), 3000, {"users": 20000}, warmup=200),
+            "budgeted": NamedSweep("login", (1, 2, 4, 8), (96,), 2000, {"users": 20000}, warmup=2000, node_cpu=0.15),
         },
     },
 )

@@ -7,7 +7,7 @@ Couchbase variant (`couchbase`) as two clusters with XDCR, driven from the noteb
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PHASES, REGIONS, TESTS, Registered, TwoRegionRegistration, by_region, check_plan
 
 PATTERN = Pattern(
@@ -24,12 +24,12 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "availability": Size("availability", (2,), (2, 4, 6), 2 * 40, {"one_way_ms": 70}),
-            "partition": Size("partition", (2,), (4,), 2 * 50),
+            "availability": NamedSweep("availability", (2,), (2, 4, 6), 2 * 40, {"one_way_ms": 70}),
+            "partition": NamedSweep("partition", (2,), (4,), 2 * 50),
         },
         "classroom": {
-            "availability": Size("availability", (4,), (2, 4, 8, 12, 16), 2 * 300, {"one_way_ms": 70}),
-            "partition": Size("partition", (4,), (8,), 2 * 1000),
+            "availability": NamedSweep("availability", (4,), (2, 4, 8, 12, 16), 2 * 300, {"one_way_ms": 70}),
+            "partition": NamedSweep("partition", (4,), (8,), 2 * 1000),
         },
     },
     check_plan=check_plan,

@@ -5,7 +5,7 @@ sweeps and benchmarks drive it like a pattern with one approach, `baseline`."""
 
 from __future__ import annotations
 
-from ..description import Pattern, Setting, Size
+from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, DISTRIBUTIONS, NAME, PHASES, zipf_cumulative
 
 CONSISTENCY_LEVELS = ("ONE", "TWO", "QUORUM", "ALL", "LOCAL_ONE", "LOCAL_QUORUM")
@@ -27,8 +27,8 @@ PATTERN = Pattern(
                 choices=DISTRIBUTIONS),
     ),
     sizes={
-        "quick": {"read-update": Size("read-update", (1,), (4, 16), 600, PK_QUICK, warmup=600)},
-        "classroom": {"read-update": Size("read-update", (1, 2, 4, 8), (32, 96), 3000, PK_CLASSROOM, warmup=3000)},
+        "quick": {"read-update": NamedSweep("read-update", (1,), (4, 16), 600, PK_QUICK, warmup=600)},
+        "classroom": {"read-update": NamedSweep("read-update", (1, 2, 4, 8), (32, 96), 3000, PK_CLASSROOM, warmup=3000)},
     },
 )
 

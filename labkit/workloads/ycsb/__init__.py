@@ -6,7 +6,7 @@ named after it (`cassandra`)."""
 
 from __future__ import annotations
 
-from ...patterns.description import Pattern, Setting, Size
+from ...patterns.description import Pattern, Setting, NamedSweep
 from .core import (
     APPROACHES, DISTRIBUTIONS, INDEX_APPROACHES, INDEX_PHASES, INSERT_ORDERS, MIX_APPROACHES, MIX_NAMES, MIX_PHASES, MIXES, NAME, PHASES,
     KeyChooser, Mix, OperationChooser, Zipfian, key_name, mix, mix_of,
@@ -48,26 +48,26 @@ WORKLOAD = Pattern(
     ),
     sizes={
         "quick": {
-            "mix": Size("mix", (1,), (4, 16), 600, QUICK, warmup=300),
-            "offered-load": Size("offered-load", (1,), (32,), 600, QUICK, warmup=300, node_cpu=0.5,
+            "mix": NamedSweep("mix", (1,), (4, 16), 600, QUICK, warmup=300),
+            "offered-load": NamedSweep("offered-load", (1,), (32,), 600, QUICK, warmup=300, node_cpu=0.5,
                                  targets=(100, 200, 400, 800, 1600, 3200), target_seconds=2, past_knee=2,
                                  approaches=("baseline/c", "baseline/e")),
-            "cache": Size("cache", (1, 3), (32,), 1500, {"records": 12000, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
-            "cache-fits": Size("cache", (1, 3), (32,), 1500, {"records": 1500, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
-            "index-query": Size("index-query", (1,), (4,), 100, {**QUICK, "tags": 100}, warmup=20),
-            "index-insert": Size("index-insert", (1,), (16,), 600, QUICK, warmup=100),
+            "cache": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 12000, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
+            "cache-fits": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 1500, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
+            "index-query": NamedSweep("index-query", (1,), (4,), 100, {**QUICK, "tags": 100}, warmup=20),
+            "index-insert": NamedSweep("index-insert", (1,), (16,), 600, QUICK, warmup=100),
         },
         "classroom": {
-            "mix": Size("mix", (3,), (8, 16, 32, 64), 4000, {**CLASSROOM, "replication": 3}, warmup=1000),
-            "offered-load": Size("offered-load", (1,), (64,), 3000, CLASSROOM, warmup=1000, node_cpu=0.5,
+            "mix": NamedSweep("mix", (3,), (8, 16, 32, 64), 4000, {**CLASSROOM, "replication": 3}, warmup=1000),
+            "offered-load": NamedSweep("offered-load", (1,), (64,), 3000, CLASSROOM, warmup=1000, node_cpu=0.5,
                                  targets=(200, 400, 800, 1200, 1600, 2000, 2400, 3200), target_seconds=6, past_knee=2,
                                  approaches=KNEE_MIXES),
-            "cache": Size("cache", (1, 2, 4), (64,), 4000, {"records": 40000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
+            "cache": NamedSweep("cache", (1, 2, 4), (64,), 4000, {"records": 40000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
                           approaches=READ_ONLY),
-            "cache-fits": Size("cache", (1, 2, 4), (64,), 4000, {"records": 4000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
+            "cache-fits": NamedSweep("cache", (1, 2, 4), (64,), 4000, {"records": 4000, **SPREAD, "chunk_cache_mb": 16}, warmup=8000, node_cpu=0.25,
                                approaches=READ_ONLY),
-            "index-query": Size("index-query", (3,), (4, 16), 400, {**CLASSROOM, "tags": 100}, warmup=40),
-            "index-insert": Size("index-insert", (3,), (16, 64), 4000, CLASSROOM, warmup=500),
+            "index-query": NamedSweep("index-query", (3,), (4, 16), 400, {**CLASSROOM, "tags": 100}, warmup=40),
+            "index-insert": NamedSweep("index-insert", (3,), (16, 64), 4000, CLASSROOM, warmup=500),
         },
     },
 )

@@ -18,7 +18,7 @@ from .workloads import check_kind, workload_for
 
 
 @dataclass(frozen=True)
-class TacticPlan:
+class TacticScenario:
     key: str  # names the run in tables and file names
     kind: str  # workload kind (tactics.workloads.KINDS)
     make: Callable[[], Tactic]
@@ -43,43 +43,43 @@ def _budget_back(cores: float) -> Callable[[Any], None]:
     return lambda cluster: cluster.set_node_cpu(cores)
 
 
-def _index(kind: str, records: int, rate: float, before: float, expect: float, after: float) -> TacticPlan:
-    return TacticPlan(f"create-index-{kind}", "query-by-tag", lambda: tactics.CreateIndex(kind), 1, 0.5, rate, records=records, tags=100,
+def _index(kind: str, records: int, rate: float, before: float, expect: float, after: float) -> TacticScenario:
+    return TacticScenario(f"create-index-{kind}", "query-by-tag", lambda: tactics.CreateIndex(kind), 1, 0.5, rate, records=records, tags=100,
                       threads=16, before_s=before, expect_s=expect, after_s=after, warmup=10)
 
 
 QUICK = [
     _index("sai", 5000, 30, 5, 10, 6),
-    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 300, replication=3,
+    TacticScenario("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 300, replication=3,
                before_s=5, expect_s=2, after_s=5),
-    TacticPlan("node-cpu-0.5", "read-heavy", lambda: tactics.SetNodeCpu(0.5), 3, 0.25, 600, before_s=5, expect_s=2, after_s=5,
+    TacticScenario("node-cpu-0.5", "read-heavy", lambda: tactics.SetNodeCpu(0.5), 3, 0.25, 600, before_s=5, expect_s=2, after_s=5,
                restore=_budget_back(0.25)),
-    TacticPlan("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, before_s=5, expect_s=40, after_s=5),
-    TacticPlan("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=3000, before_s=5, expect_s=40, after_s=6),
+    TacticScenario("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, before_s=5, expect_s=40, after_s=5),
+    TacticScenario("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=3000, before_s=5, expect_s=40, after_s=6),
 ]
 
 CLASSROOM = [
     _index("sai", 20000, 30, 8, 30, 12),
     _index("2i", 20000, 30, 8, 30, 12),
-    TacticPlan("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 400, records=5000, replication=3,
+    TacticScenario("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 400, records=5000, replication=3,
                after_s=12, expect_s=2),
-    TacticPlan("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 400, records=5000, expect_s=50),
+    TacticScenario("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 400, records=5000, expect_s=50),
 ]
 for _kind, _rate in (("read-heavy", 800), ("write-heavy", 800), ("scan", 200)):
     CLASSROOM += [
-        TacticPlan(f"node-cpu-0.5-{_kind}", _kind, lambda: tactics.SetNodeCpu(0.5), 3, 0.25, _rate, records=5000, expect_s=2,
+        TacticScenario(f"node-cpu-0.5-{_kind}", _kind, lambda: tactics.SetNodeCpu(0.5), 3, 0.25, _rate, records=5000, expect_s=2,
                    restore=_budget_back(0.25)),
-        TacticPlan(f"add-node-{_kind}", _kind, tactics.AddNode, 3, 0.25, _rate, records=5000, expect_s=50, after_s=15),
-        TacticPlan(f"decommission-{_kind}", _kind, tactics.Decommission, 4, 0.25, _rate, records=5000, expect_s=60, after_s=15),
+        TacticScenario(f"add-node-{_kind}", _kind, tactics.AddNode, 3, 0.25, _rate, records=5000, expect_s=50, after_s=15),
+        TacticScenario(f"decommission-{_kind}", _kind, tactics.Decommission, 4, 0.25, _rate, records=5000, expect_s=60, after_s=15),
     ]
 
-PLANS = {"quick": QUICK, "classroom": CLASSROOM}
+SCENARIOS = {"quick": QUICK, "classroom": CLASSROOM}
 
 
-def plans(profile: str, only: list[str] | None = None) -> list[TacticPlan]:
-    if profile not in PLANS:
-        raise ConfigError(f"unknown profile {profile!r}; use one of: {', '.join(PLANS)}")
-    chosen = PLANS[profile]
+def scenarios(profile: str, only: list[str] | None = None) -> list[TacticScenario]:
+    if profile not in SCENARIOS:
+        raise ConfigError(f"unknown profile {profile!r}; use one of: {', '.join(SCENARIOS)}")
+    chosen = SCENARIOS[profile]
     if only:
         unknown = set(only) - {p.key for p in chosen}
         if unknown:
@@ -88,8 +88,8 @@ def plans(profile: str, only: list[str] | None = None) -> list[TacticPlan]:
     return chosen
 
 
-class PlanRunner:
-    """Runs plans one after another on one cluster slot (clusters.slot: any provider whose clusters it can
+class ScenarioRunner:
+    """Runs scenarios one after another on one cluster slot (clusters.slot: any provider whose clusters it can
     resize; local Cassandra by default): the slot starts a fresh cluster whenever a plan starts from another
     size than the running one has (an added node stays for a following decommission), a plan's budget is
     set in place, and `stop()` or leaving a `with` block stops the cluster."""
@@ -110,12 +110,12 @@ class PlanRunner:
             cluster.set_node_cpu(node_cpu)
         return cluster
 
-    def run(self, plan: TacticPlan, **changes: Any) -> TacticRun:
+    def run(self, plan: TacticScenario, **changes: Any) -> TacticRun:
         """One plan (with `changes` to its fields, e.g. rate=, threads=, nodes=) under load; the cluster stays up."""
         if changes:
-            unknown = set(changes) - set(TacticPlan.__dataclass_fields__)
+            unknown = set(changes) - set(TacticScenario.__dataclass_fields__)
             if unknown:
-                raise ConfigError(f"a tactic plan has no {', '.join(sorted(unknown))}; it has {', '.join(TacticPlan.__dataclass_fields__)}")
+                raise ConfigError(f"a tactic plan has no {', '.join(sorted(unknown))}; it has {', '.join(TacticScenario.__dataclass_fields__)}")
             plan = replace(plan, **changes)
         cluster = self.cluster_for(plan.nodes, plan.node_cpu)
         workload = workload_for(plan.kind, cluster, records=plan.records, replication=plan.replication, tags=plan.tags)
@@ -130,14 +130,14 @@ class PlanRunner:
     def stop(self) -> None:
         self.slot.stop()
 
-    def __enter__(self) -> "PlanRunner":
+    def __enter__(self) -> "ScenarioRunner":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
 
-def run_plans(chosen: list[TacticPlan], progress: Callable[[str], None] | None = None) -> list[TacticRun]:
-    """Every plan in order (PlanRunner), the cluster stopped at the end."""
-    with PlanRunner(progress) as runner:
+def run_scenarios(chosen: list[TacticScenario], progress: Callable[[str], None] | None = None) -> list[TacticRun]:
+    """Every plan in order (ScenarioRunner), the cluster stopped at the end."""
+    with ScenarioRunner(progress) as runner:
         return [runner.run(plan) for plan in chosen]

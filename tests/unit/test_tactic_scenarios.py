@@ -1,4 +1,4 @@
-"""The tactic plans (one list for the notebook and the benchmark), the runner that keeps one cluster
+"""The tactic scenarios (one list for the notebook and the benchmark), the runner that keeps one cluster
 across them, the `labkit tactics` command and the notebook's panel, without a server."""
 
 from __future__ import annotations
@@ -8,27 +8,27 @@ from typer.testing import CliRunner
 
 from labkit.cli import app
 from labkit.errors import ConfigError, LabkitError
-from labkit.tactics.plans import PLANS, PlanRunner, TacticPlan, plans
+from labkit.tactics.scenarios import SCENARIOS, ScenarioRunner, TacticScenario, scenarios
 from labkit.tactics.cassandra import SetNodeCpu
 from labkit.widgets import TacticPanel
 
 
 def test_every_profile_names_its_runs_once_and_the_benchmark_covers_the_issue():
-    for profile, chosen in PLANS.items():
+    for profile, chosen in SCENARIOS.items():
         keys = [p.key for p in chosen]
         assert len(keys) == len(set(keys)), profile
-    classroom = {(p.make().name, p.kind) for p in PLANS["classroom"]}
+    classroom = {(p.make().name, p.kind) for p in SCENARIOS["classroom"]}
     assert ("create-index", "query-by-tag") in classroom and ("raise-replication", "write-heavy") in classroom
     assert {kind for name, kind in classroom if name == "add-node"} == {"read-heavy", "write-heavy", "scan"}
 
 
 def test_unknown_profiles_runs_and_kinds_are_refused_with_the_choices():
     with pytest.raises(ConfigError, match="quick, classroom"):
-        plans("huge")
+        scenarios("huge")
     with pytest.raises(ConfigError, match="there are: create-index-sai"):
-        plans("quick", ["nope"])
+        scenarios("quick", ["nope"])
     with pytest.raises(ConfigError, match="read-heavy"):
-        TacticPlan("x", "sideways", lambda: SetNodeCpu(1), 1, 0.5, 10)
+        TacticScenario("x", "sideways", lambda: SetNodeCpu(1), 1, 0.5, 10)
 
 
 class FakeCluster:
@@ -63,7 +63,7 @@ def test_the_runner_keeps_a_cluster_of_the_right_size_resizes_otherwise_and_sets
         started.append(FakeCluster(nodes, node_cpu))
         return started[-1]
 
-    with PlanRunner(slot=ClusterSlot(start)) as runner:
+    with ScenarioRunner(slot=ClusterSlot(start)) as runner:
         a = runner.cluster_for(3, 0.25)
         assert runner.cluster_for(3, 0.25) is a and a.node_cpu == 0.25
         a.nodes.append(3)  # a node was added by the last tactic: a plan starting from 4 nodes goes on with it
@@ -79,7 +79,7 @@ def test_the_runner_refuses_a_change_to_a_field_a_plan_does_not_have():
     from labkit.clusters.slot import ClusterSlot
 
     with pytest.raises(ConfigError, match="no speed"):
-        PlanRunner(slot=ClusterSlot(FakeCluster)).run(PLANS["quick"][0], speed=3)
+        ScenarioRunner(slot=ClusterSlot(FakeCluster)).run(SCENARIOS["quick"][0], speed=3)
 
 
 def test_labkit_tactics_lists_the_runs_and_refuses_unknown_ones():
@@ -95,7 +95,7 @@ def test_the_panel_shows_an_error_and_keeps_earlier_runs():
             assert changes == {"rate": 123.0, "threads": 16, "nodes": 1}
             raise LabkitError("port 9042 is taken")
 
-    panel = TacticPanel(Failing(), PLANS["quick"])
+    panel = TacticPanel(Failing(), SCENARIOS["quick"])
     panel.runs.append("earlier")
     panel.rate.value = 123
     assert panel.run() is None
