@@ -24,10 +24,13 @@ def check_kind(kind: str) -> None:
 
 def workload_for(kind: str, cluster: Any, *, records: int = 2000, replication: int = 1, consistency: str = "ONE", tags: int = 100,
                  fields: int = 10, field_length: int = 100) -> Any:
-    """A Cassandra YCSB workload of `kind` on `cluster`'s nodes (records of fields x field_length characters)."""
+    """A Cassandra YCSB workload of `kind` on `cluster`'s nodes (records of fields x field_length characters), made
+    by the same factory every sweep uses (the ycsb description's `workload`: its settings checked, the rest defaulted)."""
     check_kind(kind)
-    from ..workloads.ycsb import cassandra as ycsb
+    from ..workloads.ycsb import WORKLOAD
 
     phase, approach, _what = KINDS[kind]
-    return ycsb.workload(approach, phase, cluster, operations=0, records=records, fields=fields, field_length=field_length,
-                         insert_order="hashed", consistency=consistency, replication=replication, tags=tags)
+    settings = {"records": records, "fields": fields, "field_length": field_length, "insert_order": "hashed", "consistency": consistency,
+                "replication": replication, "tags": tags}
+    return WORKLOAD.workload(approach, cluster, 0, phase=phase, engine="cassandra",
+                             **{k: v for k, v in settings.items() if WORKLOAD.setting(k).applies_to(phase)})
