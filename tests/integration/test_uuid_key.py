@@ -95,7 +95,7 @@ def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
 
 
 def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_regions):
-    from labkit.patterns.uuid_key.exercise import UuidKeyExercise
+    from labkit.patterns.uuid_key.exercise import UuidKeyExercise, check_exercise
 
     class ReadThenWrite(UuidKeyExercise):
         """A tempting wrong answer: read the counter, write it one higher, no condition."""
@@ -109,6 +109,6 @@ def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_region
             session.execute(f"UPDATE {uuid_key.HOME_KEYSPACE}.key_counter SET value = %s WHERE name = 'users'", (current + 1,))
             return current + 1
 
-    report = uuid_key.check_exercise(ReadThenWrite, two_regions, users=30, threads=6)
+    report = check_exercise(ReadThenWrite, two_regions, users=30, threads=6)
     assert not report.passed
     assert "the key generator is not atomic" in str(report), str(report)
