@@ -28,7 +28,7 @@ from .. import exit_guard
 from ..base import ClusterInfo
 from ..contract import Capabilities, current_user
 from ..base import clusters_dir
-from . import budgets, cassandra_cds
+from . import budgets, cassandra_cds, memory
 from . import cassandra_install as install
 from . import processes
 from .node_cpu import NodeCpuMeter
@@ -197,6 +197,7 @@ class LocalCassandraCluster:
         heal_all()  # a partition a killed notebook left behind would cut the new cluster's datacenters apart
         cassandra_cds.ensure_archive(self.version)  # once per version; later starts need less CPU
         self._check_ports()
+        memory.admit(len(self.nodes))  # after the reap: a leftover cluster's memory is free again
         self.directory.mkdir(parents=True, exist_ok=True)
         seeds = [n.address for n in self.nodes]
         for node in self.nodes:
@@ -477,6 +478,7 @@ class LocalCassandraCluster:
             raise ConfigError(f"this lab runs at most {MAX_NODES} local nodes")
         if dc not in self.datacenters():
             raise ConfigError(f"unknown datacenter {dc!r}: this cluster has {', '.join(self.datacenters())}")
+        memory.admit(1, starting="add a node")
         index = max(n.spec.index for n in self.nodes) + 1
         token = split_largest_range([n.spec.token for n in self.nodes if n.spec.dc == dc])
         spec = NodeSpec(index, address_of(index), dc, "rack1", token, FIRST_JMX_PORT + index - 1, str(self.directory / f"node{index}"), bootstrap=True)

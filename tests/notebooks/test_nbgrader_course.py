@@ -1,0 +1,79 @@
+"""The instructor's nbgrader course flow, exactly as INSTRUCTORS.md lists it, with nbgrader's own command-line
+tools on one exercise: generate, release, two students fetch and submit (one solves it, one leaves it
+untouched), collect, autograde on real servers, export. The solved one scores full marks, the untouched one zero."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
+EXERCISE = "02_index_table.ipynb"  # one node, the shortest check
+ASSIGNMENT = "index-table"
+
+
+def nbgrader(*args: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=f"{Path(NBGRADER).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # nbgrader calls alembic by name
+    done = subprocess.run([NBGRADER, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def config(course: Path, exchange: Path) -> str:
+    return (f"c = get_config()\nc.CourseDirectory.course_id = 'lab'\nc.CourseDirectory.root = {str(course)!r}\n"
+            f"c.Exchange.root = {str(exchange)!r}\nc.Exchange.path_includes_course = True\n"
+            "c.ExecutePreprocessor.timeout = 600\nc.Execute.timeout = 600\n")
+
+
+def write_solution_into(notebook: Path) -> None:
+    """What a student who solved it hands in: the released notebook with the solution cell filled in."""
+    solution = nbformat.read(REPO / "solutions" / EXERCISE, as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    nbformat.write(nb, notebook)
+
+
+def test_generate_release_submit_collect_autograde_export(tmp_path):
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    (course / "source" / ASSIGNMENT).mkdir(parents=True)
+    exchange.mkdir()
+    exchange.chmod(0o777)
+    shutil.copy(REPO / "solutions" / EXERCISE, course / "source" / ASSIGNMENT / EXERCISE)
+    (course / "nbgrader_config.py").write_text(config(course, exchange))
+
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
+    released = nbformat.read(course / "release" / ASSIGNMENT / EXERCISE, as_version=4)
+    assert not any("BEGIN SOLUTION" in c.source for c in released.cells)  # the answers stay with the instructor
+    nbgrader("release_assignment", ASSIGNMENT, "--force", cwd=course)
+
+    for student in ("alice", "bob"):
+        home = tmp_path / student
+        home.mkdir()
+        (home / "nbgrader_config.py").write_text(config(course, exchange).replace(f"c.CourseDirectory.root = {str(course)!r}\n", ""))
+        nbgrader("fetch_assignment", ASSIGNMENT, "--course", "lab", cwd=home)
+        if student == "alice":
+            write_solution_into(home / "lab" / ASSIGNMENT / EXERCISE)  # fetched into <course>/<assignment>
+        # on a hub each student is a user of their own and nbgrader takes the name from it; here one user submits for both
+        nbgrader("submit", ASSIGNMENT, "--course", "lab", "--student", student, cwd=home)
+
+    nbgrader("collect", ASSIGNMENT, cwd=course)
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob"]
+    nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
+    nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
+
+    grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader((tmp_path / "grades.csv").open()) if row["assignment"] == ASSIGNMENT}
+    assert grades == {"alice": 10.0, "bob": 0.0}, grades
+    graded = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / EXERCISE, as_version=4)
+    outputs = "".join(o.get("text", "") for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "not written yet" in outputs  # bob's check told him what is missing
