@@ -31,7 +31,8 @@ from pattern_sweeps import machine, save_figures  # noqa: E402
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns import fan_out, index_table, ycsb_a  # noqa: E402
+from labkit.patterns import fan_out, index_table  # noqa: E402
+from labkit.workloads import ycsb  # noqa: E402
 from labkit.patterns.description import Pattern  # noqa: E402
 from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.results import SweepPlan  # noqa: E402
@@ -57,7 +58,13 @@ class Experiment:
     stem: str
     unit: str = "tx"
     processes: int = 2
-    warmup: dict[str, int] = field(default_factory=dict)
+    warmup: dict[str | None, int] = field(default_factory=dict)
+    only: tuple[str, ...] = ()
+    """The approaches it runs; empty: every approach the description has on Cassandra."""
+
+    @property
+    def approaches(self) -> list[str]:
+        return list(self.only or self.described.approaches_for(engine="cassandra"))
 
 
 def data(described: Pattern, profile: str, phase: str) -> dict[str, Any]:
@@ -72,8 +79,8 @@ CLASSROOM = {
                               warmup={"login": 2000}),
     "fan-out": Experiment(fan_out.PATTERN, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [32, 96], 1000,
                           "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}),
-    "ycsb-pk": Experiment(ycsb_a.PATTERN, "ycsb-pk", [(None, data(ycsb_a.PATTERN, "classroom", "read-update"))],
-                          [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}),
+    "ycsb-pk": Experiment(ycsb.WORKLOAD, "ycsb", [(None, data(ycsb.WORKLOAD, "classroom", "primary-key"))],
+                          [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}, only=("baseline/a",)),
 }
 QUICK = {
     "index-table": Experiment(index_table.PATTERN, "index-table", [("login", data(index_table.PATTERN, "quick", "login"))], [1, 2], [16], 300, "node_budgets_quick", "login",
@@ -81,9 +88,9 @@ QUICK = {
     "fan-out": Experiment(fan_out.PATTERN, "fan-out", [("paginate", FAN_OUT_QUICK), ("post", FAN_OUT_QUICK)],
                           [2], [16], 200, "node_budgets_fan_out_quick", "page or post",
                           warmup={"paginate": 200}),
-    "ycsb-pk": Experiment(ycsb_a.PATTERN, "ycsb-pk", [(None, data(ycsb_a.PATTERN, "quick", "read-update"))],
+    "ycsb-pk": Experiment(ycsb.WORKLOAD, "ycsb", [(None, data(ycsb.WORKLOAD, "quick", "primary-key"))],
                           [1, 2], [16], 600, "node_budgets_ycsb_pk_quick", "read or update",
-                          warmup={None: 600}),
+                          warmup={None: 600}, only=("baseline/a",)),
 }
 
 
@@ -148,7 +155,7 @@ def cfs_period(quick: bool, command: str) -> None:
                     cluster.set_node_cpu(BUDGET, period_us=period_ms * 1000)
                     for group in (budgets.group_of(cluster.directory, n.name) for n in cluster.live_nodes()):
                         assert group is not None and budgets.budget_of(group) == (BUDGET, period_ms * 1000), budgets.budget_of(group)
-                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches_for(engine="cassandra"), threads=threads, nodes=[nodes],
+                    plan = SweepPlan(pattern=exp.pattern, approaches=exp.approaches, threads=threads, nodes=[nodes],
                                      operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
                     measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
                     for r in measured:
@@ -191,7 +198,7 @@ def index_table_wide(quick: bool, command: str) -> None:
     try:
         for nodes in node_counts:
             for processes, threads in clients:
-                for repeat, order in ((1, list(exp.described.approaches_for(engine="cassandra"))), (2, list(exp.described.approaches_for(engine="cassandra"))[::-1])):
+                for repeat, order in ((1, exp.approaches), (2, exp.approaches[::-1])):
                     plan = SweepPlan(pattern=exp.pattern, approaches=order, threads=[threads], nodes=[nodes],
                                      operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
                     measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
@@ -250,7 +257,7 @@ def main() -> None:
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
         for nodes, (phase, sizes) in ((n, p) for n in exp.nodes for p in exp.phases):  # all phases on one cluster size
-            plan = SweepPlan(pattern=exp.pattern, approaches=exp.described.approaches_for(engine="cassandra"), threads=exp.threads, nodes=[nodes],
+            plan = SweepPlan(pattern=exp.pattern, approaches=exp.approaches, threads=exp.threads, nodes=[nodes],
                              operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
             measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
             rows[phase].extend(measured)
@@ -273,7 +280,7 @@ def main() -> None:
         save_figures(df, OUT / name)
         frames.append(df)
     df = pd.concat(frames)
-    if exp.described is ycsb_a.PATTERN:  # no pattern to compare with: how throughput grows with the cluster
+    if exp.described is ycsb.WORKLOAD:  # no pattern to compare with: how throughput grows with the cluster
         table, suffix, what = scaling(df, exp.unit), "scaling", "throughput as nodes are added, and server CPU per operation"
     else:
         table, suffix, what = pattern_ratios(df, exp.unit), "ratios", "pattern vs naive, and server CPU per transaction"

@@ -11,16 +11,16 @@ import pytest
 from labkit.errors import ConfigError
 from labkit.patterns import describe, descriptions
 from labkit.patterns.description import PROFILES
-from labkit.patterns.ycsb_a import PATTERN as YCSB_A
+from labkit.workloads.ycsb import WORKLOAD as YCSB
 
-ALL = [*descriptions(), YCSB_A]
+ALL = descriptions()
 
 
 @pytest.mark.parametrize("pattern", ALL, ids=lambda p: p.name)
 def test_description_names_phases_approaches_engines_and_settings(pattern):
     assert pattern.title and pattern.phases and pattern.approaches and pattern.engines
     assert len(set(pattern.phases)) == len(pattern.phases) and len(set(pattern.approaches)) == len(pattern.approaches)
-    if pattern.name not in ("ycsb-a", "ycsb"):  # standard workloads compare mixes or index kinds, not naive vs pattern
+    if pattern.name != "ycsb":  # standard workloads compare mixes or index kinds, not naive vs pattern
         assert "pattern" in pattern.approaches and any(a.startswith("naive") for a in pattern.approaches)
     names = [s.name for s in pattern.settings]
     assert len(set(names)) == len(names)
@@ -69,8 +69,8 @@ def test_settings_are_checked_and_a_misplaced_one_is_refused():
     with pytest.raises(ConfigError, match="from 1 to 1000000"):
         index_table.resolve("login", {"users": 0})
     with pytest.raises(ConfigError, match="takes one of ONE, TWO"):
-        YCSB_A.resolve("read-update", {"consistency": "SOME"})
-    assert YCSB_A.setting("consistency").parse(" ALL ") == "ALL"
+        YCSB.resolve("mix", {"consistency": "SOME"})
+    assert YCSB.setting("consistency").parse(" ALL ") == "ALL"
 
 
 def test_a_workload_is_made_by_the_engine_binding_with_the_phase_defaults(monkeypatch):

@@ -22,6 +22,9 @@ three, against a 6 MiB chunk cache; 1,500 records fit anywhere."""
 KNEE_MIXES = tuple(f"baseline/{m}" for m in ("a", "b", "c", "e"))
 """The mixes the classroom offered-load sweep (and its benchmark) paces."""
 READ_ONLY = ("baseline/c",)
+PRIMARY_KEY = {"fields": 1, "distribution": "uniform", "consistency": "ONE", "replication": 1}
+"""The getting-started baseline and the node-budget benchmark: workload A on one 100-character field,
+every record alike (uniform), so each node of a budgeted cluster serves an equal share of the keys."""
 
 WORKLOAD = Pattern(
     name=NAME,
@@ -49,6 +52,7 @@ WORKLOAD = Pattern(
     sizes={
         "quick": {
             "mix": NamedSweep("mix", (1,), (4, 16), 600, QUICK, warmup=300),
+            "primary-key": NamedSweep("mix", (1,), (4, 16), 600, {**QUICK, **PRIMARY_KEY}, warmup=600, approaches=("baseline/a",)),
             "offered-load": NamedSweep("offered-load", (1,), (32,), 600, QUICK, warmup=300, node_cpu=0.5,
                                  targets=(100, 200, 400, 800, 1600, 3200), target_seconds=2, past_knee=2,
                                  approaches=("baseline/c", "baseline/e")),
@@ -59,6 +63,7 @@ WORKLOAD = Pattern(
         },
         "classroom": {
             "mix": NamedSweep("mix", (3,), (8, 16, 32, 64), 4000, {**CLASSROOM, "replication": 3}, warmup=1000),
+            "primary-key": NamedSweep("mix", (1, 2, 4, 8), (32, 96), 3000, {**CLASSROOM, **PRIMARY_KEY}, warmup=3000, approaches=("baseline/a",)),
             "offered-load": NamedSweep("offered-load", (1,), (64,), 3000, CLASSROOM, warmup=1000, node_cpu=0.5,
                                  targets=(200, 400, 800, 1200, 1600, 2000, 2400, 3200), target_seconds=6, past_knee=2,
                                  approaches=KNEE_MIXES),
@@ -74,6 +79,6 @@ WORKLOAD = Pattern(
 PATTERN = WORKLOAD  # the name Pattern.binding and describe() look for
 
 __all__ = [
-    "WORKLOAD", "PATTERN", "APPROACHES", "CONSISTENCY_LEVELS", "DISTRIBUTIONS", "INDEX_APPROACHES", "KNEE_MIXES", "MIX_APPROACHES",
+    "WORKLOAD", "PATTERN", "APPROACHES", "CONSISTENCY_LEVELS", "PRIMARY_KEY", "DISTRIBUTIONS", "INDEX_APPROACHES", "KNEE_MIXES", "MIX_APPROACHES",
     "MIX_NAMES", "MIXES", "NAME", "PHASES", "KeyChooser", "Mix", "OperationChooser", "Zipfian", "key_name", "mix", "mix_of",
 ]
