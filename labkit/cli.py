@@ -66,14 +66,19 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
 
 
 @app.command()
-def provision(engine: str = typer.Argument("cassandra", help=ENGINE_HELP)) -> None:
+def provision(
+    engine: str = typer.Argument("cassandra", help=ENGINE_HELP),
+    shared: Path = typer.Option(None, "--shared", help="Fill a read-only cache in DIR for every user of this host (a lab server) "
+                                "instead of your own; students read it through LABKIT_SHARED_CACHE=DIR, or without it from /opt/labkit/cache."),
+) -> None:
     """Download what the embedded (local) servers need into the cache, so later starts work offline."""
     from .clusters import check_engine, provider_for
+    from .clusters.local import shared_cache
 
     try:
         check_engine(engine)
         cluster_cls = provider_for(engine, "local")
-        typer.echo(cluster_cls.provision())
+        typer.echo(shared_cache.provide(shared, cluster_cls.provision) if shared else cluster_cls.provision())
     except LabkitError as exc:
         _fail(exc)
 
@@ -117,14 +122,26 @@ def up(
 @app.command()
 def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addresses, state and version as JSON.")) -> None:
     """Show the clusters labkit started on this machine."""
+    from .clusters.local import loopback
     from .clusters.registry import running_clusters
 
     clusters = running_clusters()
+    try:
+        ranges = loopback.host_ranges()
+    except LabkitError as exc:  # the claims directory is unusable: say so, still show the clusters
+        typer.echo(f"(the host's loopback ranges are unknown: {exc})", err=True)
+        ranges = []
     if as_json:
-        typer.echo(json.dumps({"clusters": clusters}, indent=2))
+        typer.echo(json.dumps({"clusters": clusters, "loopback_ranges": ranges}, indent=2))
         return
+    others = [r for r in ranges if not r["yours"]]
+    if others:
+        typer.echo("labkit homes on this host (each its own addresses):")
+        for r in ranges:
+            who = "you" if r["yours"] else r["user"]
+            typer.echo(f"  {r['range']:<18} {who:<12} {'nodes answering' if r['serving'] else 'no node answering':<18} {r['home']}")
     if not clusters:
-        typer.echo("no labkit cluster is running")
+        typer.echo("no labkit cluster of yours is running")
         return
     for c in clusters:
         typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
@@ -137,11 +154,26 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addr
 
 
 @app.command()
-def down() -> None:
+def down(
+    provider: str = typer.Option(None, "--provider", "-p", help="Only this provider's clusters (e.g. external: forget the course cluster, stop nothing local)."),
+    purge: bool = typer.Option(False, "--purge", help="On an external (shared) cluster, first drop the keyspaces/databases of your namespace "
+                               "(LABKIT_NAMESPACE, default your user name), and nobody else's."),
+) -> None:
     """Stop every cluster labkit started on this machine (and reap leftovers of crashed runs)."""
-    from .clusters.registry import stop_all
+    from .clusters import PROVIDERS
+    from .clusters.registry import purge_namespace, stop_all
 
-    stopped = stop_all()
+    try:
+        if provider is not None and provider not in PROVIDERS:
+            raise ConfigError(f"unknown provider {provider!r}: choose one of {', '.join(PROVIDERS)}")
+        if purge and provider not in (None, "external"):
+            raise ConfigError("--purge is for a shared external cluster (--provider external); a local cluster's data goes with the cluster")
+        if purge:
+            purged = purge_namespace()
+            typer.echo("purged: " + ", ".join(purged) if purged else "purged: nothing of your namespace was there")
+    except LabkitError as exc:
+        _fail(exc)
+    stopped = stop_all(provider)
     typer.echo("nothing to stop" if not stopped else "stopped: " + ", ".join(stopped))  # an external cluster is named as forgotten
 
 

@@ -42,7 +42,13 @@ def check_tool(name: str, cmd: list[str], purpose: str, fix: str) -> Check:
     return Check(name, code == 0, first or f"exit code {code}", "" if code == 0 else fix)
 
 
-def check_ports(hosts: tuple[str, ...] = ("127.0.0.1", "127.0.0.2", "127.0.0.3")) -> Check:
+def check_ports(hosts: tuple[str, ...] | None = None) -> Check:
+    """The ports of the first three nodes, on this labkit home's own loopback range."""
+    if hosts is None:
+        from .clusters.local import loopback
+
+        own = loopback.own_range()
+        hosts = tuple(own.address(i) for i in (1, 2, 3))
     taken = [f"{h}:{p}" for h in hosts for p in CASSANDRA_PORTS if not port_free(h, p)]
     if taken:
         return Check(

@@ -51,12 +51,34 @@ def running_clusters() -> list[dict[str, Any]]:
     return [cls.describe_state_dir(directory) for _meta, cls, directory in _recorded_clusters()]
 
 
-def stop_all() -> list[str]:
-    """Stop every cluster with a state directory (and heal partitions, stop toxiproxy); return their names."""
-    heal_all()  # a partition left by a crashed lesson would confuse the next cluster
-    Toxiproxy().stop()
+def purge_namespace() -> list[str]:
+    """On every recorded external cluster, drop what this user's namespace wrote there (keyspaces, databases);
+    return 'engine: name' of each. Refused without a namespace: on a shared cluster that would be everyone's."""
+    from ..errors import ConfigError
+    from ..namespace import ENV, namespace_for
+
+    purged = []
+    for meta, cls, _directory in _recorded_clusters():
+        if meta.get("provider") != "external":
+            continue
+        cluster = cls.from_record(meta).start()
+        namespace = namespace_for(cluster)
+        if not namespace:
+            raise ConfigError(f"--purge removes one namespace's keyspaces, but {ENV} is set empty: set it to yours (default: your user name)")
+        purged += [f"{meta['engine']}: {name}" for name in cluster.purge(namespace)]
+    return purged
+
+
+def stop_all(provider: str | None = None) -> list[str]:
+    """Stop every cluster with a state directory (only `provider`'s when given; and heal partitions, stop
+    toxiproxy); return their names."""
+    if provider in (None, "local"):
+        heal_all()  # a partition left by a crashed lesson would confuse the next cluster
+        Toxiproxy().stop()
     stopped = []
     for meta, cls, directory in _recorded_clusters():
+        if provider is not None and meta.get("provider") != provider:
+            continue
         cls.stop_state_dir(directory)
         name = meta.get("name", directory.name)
         stopped.append(f"{name} (forgotten: labkit did not start it, so nothing was stopped)" if meta.get("provider") == "external" else name)

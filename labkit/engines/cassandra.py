@@ -148,6 +148,17 @@ def create_keyspace(session: Session, name: str, replication: int | dict[str, in
     execute_ddl(session, f"CREATE KEYSPACE IF NOT EXISTS {name} WITH replication = {repl}")
 
 
+def drop_namespace(session: Session, namespace: str) -> list[str]:
+    """Drop the keyspaces of one namespace (its prefix), nobody else's; return their names."""
+    if not namespace:
+        raise ValueError("a namespace is needed to purge (without one every lab keyspace would be everyone's)")
+    names = sorted(r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces"))
+    dropped = [n for n in names if n.startswith(namespace + "_") and n not in SYSTEM_KEYSPACES]
+    for n in dropped:
+        execute_ddl(session, f"DROP KEYSPACE IF EXISTS {n}")
+    return dropped
+
+
 def reset(session: Session) -> list[str]:
     """Drop every user keyspace (what a clean run starts from); return their names."""
     names = [r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")]
@@ -205,6 +216,21 @@ def per_node(session: Session, statement: str, params: Any = None) -> dict[str, 
     request per node. Keyed by the node's address."""
     hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up]
     return {h.address: list(session.execute(statement, params, host=h)) for h in hosts}
+
+
+COORDINATOR_TABLES = ("coordinator_read_latency", "coordinator_write_latency", "coordinator_scan_latency")
+
+
+def requests_by_keyspace(session: Session) -> dict[str, int]:
+    """Requests every node coordinated so far, per keyspace (reads, writes and range scans; the nodes' own
+    cumulative counters in system_views), summed over the live nodes. System keyspaces are left out."""
+    totals: dict[str, int] = {}
+    for table in COORDINATOR_TABLES:
+        for rows in per_node(session, f"SELECT keyspace_name, count FROM system_views.{table}").values():
+            for r in rows:
+                if r.keyspace_name not in SYSTEM_KEYSPACES:
+                    totals[r.keyspace_name] = totals.get(r.keyspace_name, 0) + int(r.count)
+    return totals
 
 
 def write_all(session: Session, statement: Any, params: Sequence[Sequence[Any]], concurrency: int = 64) -> int:

@@ -81,6 +81,16 @@ def server_version(client: MongoClient) -> str:
     return client.server_info()["version"]
 
 
+def drop_namespace(client: MongoClient, namespace: str) -> list[str]:
+    """Drop the databases of one namespace (its prefix), nobody else's; return their names."""
+    if not namespace:
+        raise ValueError("a namespace is needed to purge (without one every lab database would be everyone's)")
+    dropped = sorted(n for n in client.list_database_names() if n.startswith(namespace + "_"))
+    for n in dropped:
+        client.drop_database(n)
+    return dropped
+
+
 def reset(client: MongoClient) -> list[str]:
     """Drop every user database (what a clean run starts from); return their names."""
     dropped = [n for n in client.list_database_names() if n not in SYSTEM_DATABASES]

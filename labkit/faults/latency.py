@@ -1,7 +1,8 @@
 """WAN latency between a client and a node through toxiproxy, built on first use from the Go proxy.
 
-The toxiproxy server runs on 127.0.0.1:8474 (pidfile in the labkit cache); each proxy listens on a
-loopback port and forwards to one node's CQL port, with a `latency` toxic on the way back.
+The toxiproxy server runs on the labkit home's helper address, 127.X.Y.250:8474 (see
+clusters/local/loopback; pidfile in the labkit cache); each proxy listens on a port of that address and
+forwards to one node's CQL port, with a `latency` toxic on the way back.
 """
 
 from __future__ import annotations
@@ -43,11 +44,18 @@ def install() -> Path:
     return target
 
 
+def helper_address() -> str:
+    """This labkit home's address for toxiproxy and its proxies (another user's are on their own range)."""
+    from ..clusters.local import loopback
+
+    return loopback.own_range().address(loopback.HELPER_INDEX)
+
+
 class Toxiproxy:
     """A toxiproxy server labkit started: create proxies to nodes and set their latency."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = API_PORT):
-        self.host, self.port = host, port
+    def __init__(self, host: str | None = None, port: int = API_PORT):
+        self.host, self.port = host or helper_address(), port
         self.directory = labkit_home() / "toxiproxy" / "run"
 
     @property

@@ -9,12 +9,17 @@ from typing import Any
 from cassandra import ConsistencyLevel
 
 from ..engines import cassandra as cql
+from ..namespace import Namespaced, is_own
 from ..runner import BaseWorkload
 
 
-class CassandraWorkload(BaseWorkload):
-    """Subclasses set `addresses` and `consistency` (a level name) via `connect_to`, and name their
-    statements in `statement_texts()` (None for one an approach does not use)."""
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+
+
+class CassandraWorkload(Namespaced, BaseWorkload):
+    """Subclasses set `addresses` and `consistency` (a level name) via `connect_to`, name their keyspace
+    in `base_keyspace` (the namespace, set by the binding's factory, prefixes it: `self.keyspace`) and
+    their statements in `statement_texts()` (None for one an approach does not use)."""
 
     statements_class: type = dict  # a dataclass taking one keyword per statement name
     _transient: tuple[str, ...] = ()  # further per-process attributes, reset to a fresh empty dict
@@ -31,12 +36,18 @@ class CassandraWorkload(BaseWorkload):
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_session=None, _statements=None, _lock=None, **{name: {} for name in self._transient})
+        state.update(_session=None, _statements=None, **{name: {} for name in self._transient})
+        locks = [name for name, value in state.items() if isinstance(value, _LOCK_TYPES)]  # a mixin's own locks too
+        for name in locks:
+            state[name] = None
+        state["_locks_to_make"] = locks
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        locks = state.pop("_locks_to_make", ["_lock"])
         self.__dict__.update(state)
-        self._lock = threading.Lock()
+        for name in locks:
+            setattr(self, name, threading.Lock())
 
     @property
     def session(self):
@@ -71,6 +82,19 @@ class CassandraWorkload(BaseWorkload):
         self.consistency = getattr(ConsistencyLevel, level)
         for stmt in self.prepared().values():
             stmt.consistency_level = self.consistency
+
+    def server_counters(self) -> dict[str, float] | None:
+        """On a shared cluster (a namespace is set): requests the nodes coordinated so far for this namespace's
+        keyspaces and for everyone else's, so a row says how much of the cluster's work was not this client's."""
+        if not self.namespace:
+            return None
+        own = foreign = 0
+        for keyspace, count in cql.requests_by_keyspace(self.session).items():
+            if is_own(keyspace, self.namespace, set()):
+                own += count
+            else:
+                foreign += count
+        return {"requests_own": own, "requests_foreign": foreign}
 
     def open_process(self) -> None:
         _ = self.statements  # connect and prepare before the barrier, outside the measured window

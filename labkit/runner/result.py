@@ -147,6 +147,9 @@ class RunResult:
         row.update(self._server_cpu_columns())
         for counter, growth in sorted(self.server.items()):
             row[f"server_counter_{counter}"] = growth
+        own, foreign = self.server.get("requests_own"), self.server.get("requests_foreign")
+        if own is not None and foreign is not None:  # a shared cluster: how busy the class was
+            row["foreign_request_share"] = round(foreign / (own + foreign), 3) if own + foreign > 0 else None
         for op, s in sorted(self.ops.items()):
             for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
                 row[f"{op}_{name}"] = getattr(s, name)

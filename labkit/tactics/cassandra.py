@@ -60,14 +60,14 @@ class CreateIndex(Tactic):
         """The run starts with no index at all on the table (an earlier run's, of either kind, would answer the queries)."""
         session = workload.session
         rows = session.execute("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = %s AND table_name = %s",
-                               (KEYSPACE, workload.table))
+                               (workload.keyspace, workload.table))
         for r in rows:
-            cql.execute_ddl(session, f"DROP INDEX IF EXISTS {KEYSPACE}.{r.index_name}")
+            cql.execute_ddl(session, f"DROP INDEX IF EXISTS {workload.keyspace}.{r.index_name}")
 
     def apply(self, cluster: Any, workload: Any) -> None:
         table, index = self._names(workload)
         using = " USING 'sai'" if self.kind == "sai" else ""
-        cql.execute_ddl(workload.session, f"CREATE INDEX IF NOT EXISTS {index} ON {KEYSPACE}.{table} ({self.column}){using}")
+        cql.execute_ddl(workload.session, f"CREATE INDEX IF NOT EXISTS {index} ON {workload.keyspace}.{table} ({self.column}){using}")
         deadline = time.monotonic() + self.timeout_s
         while True:
             try:
@@ -83,10 +83,10 @@ class CreateIndex(Tactic):
         _table, index = self._names(workload)
         if self.kind == "sai":
             rows = cql.per_node(workload.session, "SELECT is_queryable, is_building FROM system_views.sai_column_indexes "
-                             "WHERE keyspace_name = %s AND index_name = %s", (KEYSPACE, index))
+                             "WHERE keyspace_name = %s AND index_name = %s", (workload.keyspace, index))
             built = {node: bool(r) and r[0].is_queryable and not r[0].is_building for node, r in rows.items()}
         else:
-            rows = cql.per_node(workload.session, 'SELECT index_name FROM system."IndexInfo" WHERE table_name = %s', (KEYSPACE,))
+            rows = cql.per_node(workload.session, 'SELECT index_name FROM system."IndexInfo" WHERE table_name = %s', (workload.keyspace,))
             built = {node: any(r.index_name == index for r in r_) for node, r_ in rows.items()}
         missing = sorted(n for n, ok in built.items() if not ok)
         if missing or not built:
@@ -112,7 +112,7 @@ class AddNode(Tactic):
 
     def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
         """The new node is Up/Normal and owns a share of the keyspace's ranges."""
-        state = ring(cluster)
+        state = ring(cluster, workload.keyspace)
         added = getattr(self, "added", None)
         if added not in state or state[added][0] != "UN" or state[added][1] <= 0:
             raise TacticError(f"the added node {added} is not Up/Normal owning ranges: nodetool status says {state}")
@@ -144,7 +144,7 @@ class Decommission(Tactic):
 
     def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
         """The node is gone from the ring and the others own all of the keyspace between them."""
-        state = ring(cluster)
+        state = ring(cluster, workload.keyspace)
         if getattr(self, "removed", None) in state:
             raise TacticError(f"{self.removed} is still in the ring: {state}")
         owned = sum(pct for _s, pct in state.values())
@@ -173,14 +173,14 @@ class RaiseReplication(Tactic):
 
     def apply(self, cluster: Any, workload: Any) -> None:
         self.began = time.time()
-        cql.execute_ddl(workload.session, f"ALTER KEYSPACE {KEYSPACE} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': {self.to}}}")
+        cql.execute_ddl(workload.session, f"ALTER KEYSPACE {workload.keyspace} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': {self.to}}}")
         for node in cluster.live_nodes():  # each node repairs its primary ranges: together, every range once
-            cluster.nodetool(node.name, "repair", "-full", "-pr", KEYSPACE, timeout=900)
+            cluster.nodetool(node.name, "repair", "-full", "-pr", workload.keyspace, timeout=900)
 
     def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
         """Every node's schema says the new factor, and the repair history has successful repairs of the
         table since the change began."""
-        rows = cql.per_node(workload.session, "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (KEYSPACE,))
+        rows = cql.per_node(workload.session, "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (workload.keyspace,))
         factors = {node: (r[0].replication.get("replication_factor") if r else None) for node, r in rows.items()}
         wrong = {n: f for n, f in factors.items() if f != str(self.to)}
         if wrong:
@@ -188,11 +188,11 @@ class RaiseReplication(Tactic):
         stmt = SimpleStatement("SELECT status, started_at FROM system_distributed.repair_history WHERE keyspace_name = %s AND columnfamily_name = %s",
                                consistency_level=ConsistencyLevel.ONE)
         began = getattr(self, "began", 0.0)
-        repairs = [r for r in workload.session.execute(stmt, (KEYSPACE, workload.table))
+        repairs = [r for r in workload.session.execute(stmt, (workload.keyspace, workload.table))
                    if r.started_at is not None and r.started_at.timestamp() >= began - 5]
         ok = [r for r in repairs if r.status == "SUCCESS"]
         if not ok or len(ok) < len(repairs):
-            raise TacticError(f"the repair of {KEYSPACE}.{workload.table} did not succeed: {[r.status for r in repairs] or 'no repair recorded'}")
+            raise TacticError(f"the repair of {workload.keyspace}.{workload.table} did not succeed: {[r.status for r in repairs] or 'no repair recorded'}")
         return {"replication_factor": self.to, "nodes_agreeing": len(factors), "repair_sessions_ok": len(ok)}
 
 
@@ -254,5 +254,5 @@ class ChangeConsistency(Tactic):
         if levels != {wanted}:
             raise TacticError(f"the workload's statements are at {sorted(ConsistencyLevel.value_to_name[lv] for lv in levels)}, not {self.level}")
         key = workload.sample_key()
-        report = cql.trace(workload.session, f"SELECT * FROM {KEYSPACE}.{workload.table} WHERE y_id = %s", (key,), wanted)
+        report = cql.trace(workload.session, f"SELECT * FROM {workload.keyspace}.{workload.table} WHERE y_id = %s", (key,), wanted)
         return {"consistency": self.level, "traced_read_nodes": report.node_count, "traced_read_coordinator": report.coordinator}

@@ -57,7 +57,9 @@ def three_nodes():
 def test_three_nodes_see_each_other(three_nodes):
     status = three_nodes.status()
     assert [n["state"] for n in status["nodes"]] == ["UP", "UP", "UP"]
-    assert [n["address"] for n in status["nodes"]] == ["127.0.0.1", "127.0.0.2", "127.0.0.3"]
+    own = three_nodes.loopback
+    assert [n["address"] for n in status["nodes"]] == [own.address(1), own.address(2), own.address(3)]
+    assert own.prefix != "127.0.0" and own.user == three_nodes.owner  # the home's own range, not everyone's 127.0.0.x
     out = three_nodes.nodetool(1, "status")
     assert out.count("UN ") == 3, out
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import labkit_jvms
+from labkit.clusters.local import loopback
 
 
 def test_labkit_up_status_down_leave_no_jvm(tmp_path):
@@ -18,14 +19,16 @@ def test_labkit_up_status_down_leave_no_jvm(tmp_path):
         status = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
         clusters = json.loads(status.stdout)["clusters"]
         assert len(clusters) == 1 and clusters[0]["server_version"].startswith("5.0")
-        assert [(n["address"], n["state"]) for n in clusters[0]["nodes"]] == [("127.0.0.1", "UP"), ("127.0.0.2", "UP")]
+        own = loopback.own_range()
+        assert [(n["address"], n["state"]) for n in clusters[0]["nodes"]] == [(own.address(1), "UP"), (own.address(2), "UP")]
         assert len(labkit_jvms()) == 2
     finally:
         down = subprocess.run([labkit, "down"], capture_output=True, text=True, timeout=120)
     assert down.returncode == 0 and "stopped: cassandra" in down.stdout
     assert labkit_jvms() == []
     again = subprocess.run([labkit, "status", "--json"], capture_output=True, text=True, timeout=60)
-    assert json.loads(again.stdout) == {"clusters": []}
+    after = json.loads(again.stdout)
+    assert after["clusters"] == [] and not any(r["yours"] and r["serving"] for r in after["loopback_ranges"])
 
 
 def test_an_interrupted_labkit_run_keeps_its_rows_and_exits_130(tmp_path):

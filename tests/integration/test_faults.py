@@ -24,7 +24,8 @@ def two_dcs():
 
 
 def test_nodes_are_split_into_two_datacenters(two_dcs):
-    assert two_dcs.datacenters() == {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
+    first, second = two_dcs.loopback.address(1), two_dcs.loopback.address(2)  # this home's own range
+    assert two_dcs.datacenters() == {"dc1": [first], "dc2": [second]}
     session = two_dcs.session()
     seen = {}
     for host in session.cluster.metadata.all_hosts():
@@ -38,7 +39,7 @@ def test_nodes_are_split_into_two_datacenters(two_dcs):
                 assert time.monotonic() < deadline, f"no connection to {host.address} within 20 s"
                 time.sleep(0.5)
         seen[host.address] = (local, peers)
-    assert seen == {"127.0.0.1": ("dc1", {"dc2"}), "127.0.0.2": ("dc2", {"dc1"})}
+    assert seen == {first: ("dc1", {"dc2"}), second: ("dc2", {"dc1"})}
 
 
 def test_partition_hides_writes_in_both_directions_until_heal_and_repair(two_dcs):
@@ -86,8 +87,9 @@ def test_partition_hides_writes_in_both_directions_until_heal_and_repair(two_dcs
 def test_toxiproxy_adds_the_configured_latency(two_dcs):
     node = two_dcs.node(1)
     with Toxiproxy() as toxi:
-        toxi.proxy("node1", listen="127.0.0.1:19042", upstream=f"{node.address}:9042")
-        session = cql.connect_through(("127.0.0.1", 19042))
+        assert two_dcs.loopback.contains(toxi.host)  # toxiproxy sits on this home's helper address, not 127.0.0.1
+        toxi.proxy("node1", listen=f"{toxi.host}:19042", upstream=f"{node.address}:9042")
+        session = cql.connect_through((toxi.host, 19042))
         cluster = session.cluster
         try:
             def median_ms(n=15):

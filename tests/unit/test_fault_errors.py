@@ -1,5 +1,7 @@
 """Faults that cannot run here say why and what to do, before touching anything."""
 
+import os
+
 import pytest
 
 from labkit.errors import ConfigError, NotAvailableError
@@ -53,19 +55,47 @@ def test_a_port_held_by_another_program_is_named(tmp_path, monkeypatch):
     from labkit.errors import LabkitError
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = LocalCassandraCluster(nodes=5)  # made, not started: its range is this test home's own
+    address = cluster.loopback.address(5)
     holder = socket.socket()
     holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        holder.bind(("127.0.0.5", 9042))
+        holder.bind((address, 9042))
     except OSError:
-        pytest.skip("127.0.0.5:9042 is in use here")
+        pytest.skip(f"{address}:9042 is in use here")
     holder.listen()
     try:
-        cluster = LocalCassandraCluster(nodes=5)
-        with pytest.raises(LabkitError, match=r"port 127.0.0.5:9042 \(needed by node5\) is taken by .*labkit down"):
+        with pytest.raises(LabkitError, match=rf"port {address}:9042 \(needed by node5\) is taken by pid \d+ .*one of your own programs.*labkit down"):
             cluster._check_ports(grace=0.5)
     finally:
         holder.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="holding a port as another user needs root to become that user")
+def test_a_port_held_by_another_user_names_the_way_out_not_their_process(tmp_path, monkeypatch):
+    import subprocess
+
+    from labkit.errors import LabkitError
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = LocalCassandraCluster(nodes=2)
+    address = cluster.loopback.address(2)
+    script = (f"import socket, sys, time\ns = socket.socket(); s.bind(({address!r}, 7000)); s.listen()\n"
+              "print('ready', flush=True); sys.stdin.read()")
+    python = "/usr/bin/python3"  # the venv's interpreter may sit in root's home, which `nobody` cannot enter
+    if not os.path.exists(python):
+        pytest.skip("no system python3 for the other user's program")
+    other = subprocess.Popen([python, "-c", script], user="nobody", stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout.readline().strip() == "ready"
+        with pytest.raises(LabkitError) as err:
+            cluster._check_ports(grace=0.5)
+        text = str(err.value)
+        assert f"port {address}:7000 (needed by node2) is held by" in text and "not one of your programs" in text
+        assert cluster.loopback.cidr in text and "LABKIT_LOOPBACK=127." in text and "labkit down" not in text and "Stop" not in text
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_a_cluster_owned_by_a_live_notebook_is_not_reaped(tmp_path, monkeypatch):

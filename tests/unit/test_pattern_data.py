@@ -94,7 +94,7 @@ def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touchin
     from labkit.runner import run
 
     dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
-    workload = uuid_key_cql.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=uuid_key_cql.WAN_PROXY)
+    workload = uuid_key_cql.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=("127.1.2.250", uuid_key_cql.WAN_PROXY_PORT))
     workload.setup = lambda: pytest.fail("setup ran although the run was refused")
     with pytest.raises(ConfigError, match="even thread count"):
         run(workload, threads=3, operations=20)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...errors import LabkitError
+from ...errors import LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ..contract import NOTHING
 from . import records
@@ -89,6 +89,11 @@ class ExternalCluster:
             return {**base, "server_version": "?", "nodes": [], "error": str(exc)}
         return {**base, "server_version": cluster.server_version, **cluster.status_extra(),
                 "nodes": [{"name": n.name, "address": n.address, "dc": n.dc, "state": n.state, "pid": None, "node_cpu": None} for n in cluster.nodes]}
+
+    def purge(self, namespace: str) -> list[str]:
+        """Remove what the lab wrote on this cluster in `namespace` (its keyspaces or databases), nothing else."""
+        raise NotAvailableError(f"purging a namespace is not available for an external {self.engine} cluster yet: "
+                                "remove the scopes your runs made with the cluster's own tools")
 
     @classmethod
     def stop_state_dir(cls, directory: Path) -> None:

@@ -81,6 +81,14 @@ class ExternalCassandraCluster(ExternalCluster):
             raise ConfigError(f"this needs {self.requested_dcs} datacenters; the external cluster has {', '.join(self.datacenters())}")
         return self
 
+    def purge(self, namespace: str) -> list[str]:
+        """Drop this namespace's keyspaces (and only those) on the shared cluster."""
+        session = cql.connect(self.hosts, port=self.port, dc=self.dc)
+        try:
+            return cql.drop_namespace(session, namespace)
+        finally:
+            session.cluster.shutdown()
+
     def stop(self) -> None:
         """Close the lab's own connections; the cluster keeps running."""
         for s in self._sessions:

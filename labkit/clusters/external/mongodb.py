@@ -78,6 +78,16 @@ class ExternalMongoCluster(ExternalCluster):
                               f"{records.NOT_OURS.format(what='resize')}. Run with {len(self.nodes)} node(s).")
         return self
 
+    def purge(self, namespace: str) -> list[str]:
+        """Drop this namespace's databases (and only those) on the shared deployment."""
+        from ...engines import mongodb
+
+        client = self.client()
+        try:
+            return mongodb.drop_namespace(client, namespace)
+        finally:
+            client.close()
+
     def client(self) -> Any:
         from ...engines import mongodb
 

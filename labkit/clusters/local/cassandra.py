@@ -1,4 +1,5 @@
-"""A real Apache Cassandra cluster as local JVMs on 127.0.0.1..127.0.0.N (ccm's Cluster/Node split).
+"""A real Apache Cassandra cluster as local JVMs on 127.X.Y.1..127.X.Y.N, the labkit home's own loopback
+range (ccm's Cluster/Node split; see `loopback`).
 
     with LocalCassandraCluster(nodes=3) as cluster:
         session = cluster.session()
@@ -28,16 +29,15 @@ from .. import exit_guard
 from ..base import ClusterInfo
 from ..contract import Capabilities, current_user
 from ..base import clusters_dir
-from . import budgets, cassandra_cds, memory
+from . import budgets, cassandra_cds, loopback, memory
 from . import cassandra_install as install
 from . import processes
 from .node_cpu import NodeCpuMeter
 from .cassandra_config import (
     CQL_PORT,
-    FIRST_JMX_PORT,
+    JMX_PORT,
     STORAGE_PORT,
     NodeSpec,
-    address_of,
     dc_layout,
     nodetool_command,
     server_command,
@@ -50,17 +50,34 @@ MAX_NODES = 8
 NAME = "cassandra"
 
 
-def _port_holder(address: str, port: int) -> str:
-    import psutil
-
+def _port_holder(address: str, port: int) -> tuple[str, int | None]:
+    """Who listens on address:port: ('pid N (name)', uid), or ('another process', None) when that is not
+    visible (another user's sockets are hidden from an unprivileged user)."""
     try:
         for c in psutil.net_connections("tcp"):
             if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.laddr.ip in (address, "0.0.0.0", "::"):
-                name = psutil.Process(c.pid).name() if c.pid else "?"
-                return f"pid {c.pid} ({name})"
+                if not c.pid:
+                    break
+                proc = psutil.Process(c.pid)
+                return f"pid {c.pid} ({proc.name()})", proc.uids().real
     except Exception:
         pass
-    return "another process"
+    return "another process", None
+
+
+def port_taken_message(node: str, host: str, port: int, own_range: "loopback.LoopbackRange") -> str:
+    """What a student reads when a node's address and port are held: never "stop their process" when the
+    holder is not theirs to stop, but the way out (another range)."""
+    holder, uid = _port_holder(host, port)
+    claim = loopback.owner_of(host)
+    if uid == os.getuid():
+        return f"port {host}:{port} (needed by {node}) is taken by {holder}, one of your own programs. Stop it (if it is a labkit cluster: `labkit down`) and start again."
+    whose = f"{claim.user}'s labkit (home {claim.home})" if claim and claim.home != own_range.home else f"{holder}, not one of your programs"
+    return (
+        f"port {host}:{port} (needed by {node}) is held by {whose}: this home's loopback range {own_range.cidr} is in use by "
+        f"someone else. Choose another range for your clusters, e.g. `export {loopback.OVERRIDE}=127.{(int(own_range.prefix.split('.')[1]) % 254) + 1}.0` "
+        "(`labkit status` lists the ranges in use on this host), and start again."
+    )
 
 
 def node_state(spec: NodeSpec) -> tuple[str, int | None]:
@@ -170,10 +187,11 @@ class LocalCassandraCluster:
         self.directory = clusters_dir() / NAME
         self.startup_timeout = startup_timeout or 30 + 15 * nodes
         self.detached = detached  # started by `labkit up`: survives the starting process
+        self.loopback = loopback.own_range()
         layout = dc_layout(nodes, dcs)
         tokens = tokens_for(layout)
         self.nodes = [
-            CassandraNode(self, NodeSpec(i, address_of(i), dc, "rack1", tokens[i - 1], FIRST_JMX_PORT + i - 1, str(self.directory / f"node{i}")))
+            CassandraNode(self, NodeSpec(i, self.loopback.address(i), dc, "rack1", tokens[i - 1], JMX_PORT, str(self.directory / f"node{i}")))
             for i, dc in zip(range(1, nodes + 1), layout)
         ]
         self._sessions: list[Any] = []
@@ -233,7 +251,7 @@ class LocalCassandraCluster:
     def held_addresses(self) -> list[tuple[str, int]]:
         """Every loopback address and port the nodes listen on (CQL, storage, JMX)."""
         return [(host, port) for node in self.nodes
-                for host, port in ((node.address, CQL_PORT), (node.address, STORAGE_PORT), ("127.0.0.1", node.spec.jmx_port))]
+                for host, port in ((node.address, CQL_PORT), (node.address, STORAGE_PORT), (node.address, node.spec.jmx_port))]
 
     @property
     def owner(self) -> str:
@@ -267,13 +285,10 @@ class LocalCassandraCluster:
         deadline = time.monotonic() + grace
         for node in self.nodes:
             for port in (CQL_PORT, STORAGE_PORT, node.spec.jmx_port):
-                host = "127.0.0.1" if port == node.spec.jmx_port else node.address
+                host = node.address
                 while processes.port_open(host, port):
                     if time.monotonic() > deadline:
-                        raise LabkitError(
-                            f"port {host}:{port} (needed by {node.name}) is taken by {_port_holder(host, port)}. "
-                            "Stop that process (if it is a labkit cluster: `labkit down`) and start again."
-                        )
+                        raise LabkitError(port_taken_message(node.name, host, port, self.loopback))
                     time.sleep(0.25)
 
     def _save_state(self) -> None:
@@ -481,7 +496,7 @@ class LocalCassandraCluster:
         memory.admit(1, starting="add a node")
         index = max(n.spec.index for n in self.nodes) + 1
         token = split_largest_range([n.spec.token for n in self.nodes if n.spec.dc == dc])
-        spec = NodeSpec(index, address_of(index), dc, "rack1", token, FIRST_JMX_PORT + index - 1, str(self.directory / f"node{index}"), bootstrap=True)
+        spec = NodeSpec(index, self.loopback.address(index), dc, "rack1", token, JMX_PORT, str(self.directory / f"node{index}"), bootstrap=True)
         node = CassandraNode(self, spec)
         write_node_files(spec, self.addresses, "labkit", self.chunk_cache_mb)
         self.nodes.append(node)

@@ -17,11 +17,18 @@ from pathlib import Path
 from ..base import clusters_dir, labkit_home
 from . import cassandra_install as install
 from . import processes
-from .cassandra_config import CQL_PORT, FIRST_JMX_PORT, NodeSpec, server_command, write_node_files
+from . import loopback
+from .cassandra_config import CQL_PORT, JMX_PORT, NodeSpec, server_command, write_node_files
 
 
 def archive_path(version: str = install.DEFAULT_VERSION) -> Path:
-    return labkit_home() / "cassandra" / version / "app-cds.jsa"
+    """Beside the shared jars when the host's shared cache has an archive made with them, else in this home
+    (an archive only fits the class path it was made with: the jars a node runs, wherever they are)."""
+    shared = install.shared_lib_dir(version)
+    own = labkit_home() / "cassandra" / version
+    if shared is not None and ((shared.parent / "app-cds.jsa").exists() or shared.parent == own):
+        return shared.parent / "app-cds.jsa"  # (the second case: `labkit provision --shared` is making it)
+    return own / ("app-cds.jsa" if shared is None else "app-cds-shared-jars.jsa")
 
 
 def _cql_answers(address: str) -> bool:
@@ -37,17 +44,19 @@ def ensure_archive(version: str = install.DEFAULT_VERSION, timeout: float = 120)
     for proc in processes.processes_under(work):  # a training node an interrupted run left
         processes.stop(proc, graceful=False)
     shutil.rmtree(work, ignore_errors=True)
-    if _cql_answers("127.0.0.1"):
-        return None  # something serves 127.0.0.1:9042; the cluster start will report it
-    spec = NodeSpec(1, "127.0.0.1", "dc1", "rack1", 0, FIRST_JMX_PORT, str(work / "node1"))
-    write_node_files(spec, ["127.0.0.1"], "labkit-cds")
+    address = loopback.own_range().address(1)  # the home's own first address: no other user's node is there
+    if _cql_answers(address):
+        return None  # something serves it; the cluster start will report it
+    spec = NodeSpec(1, address, "dc1", "rack1", 0, JMX_PORT, str(work / "node1"))
+    write_node_files(spec, [address], "labkit-cds")
+    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".jsa.partial")
     cmd = server_command(install.require_java17(), install.classpath(version), spec, install.MAIN_CLASS)
     cmd.insert(1, f"-XX:ArchiveClassesAtExit={partial}")
     processes.spawn(cmd, cwd=spec.path, log=spec.path / "logs" / "stdout.log", pidfile=spec.path / "pid")
     proc = processes.owned_process(spec.path / "pid", str(spec.path))
     try:
-        processes.wait_until(lambda: _cql_answers("127.0.0.1") or proc is None or not proc.is_running(), timeout, what="the class-archive training node")
+        processes.wait_until(lambda: _cql_answers(address) or proc is None or not proc.is_running(), timeout, what="the class-archive training node")
         time.sleep(1)
         if proc is not None:
             processes.stop(proc, graceful=True, timeout=60)  # a normal exit writes the archive

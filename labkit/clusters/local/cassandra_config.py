@@ -19,7 +19,9 @@ CHUNK_CACHE_RESERVED_MB = 32
 
 CQL_PORT = 9042
 STORAGE_PORT = 7000
-FIRST_JMX_PORT = 7199
+JMX_PORT = 7199
+"""Every node's JMX port, on the node's own address (as CQL and storage), so a home's nodes share the
+number and two homes' ranges never collide."""
 
 # From Cassandra's conf/jvm17-server.options (module access Cassandra needs on Java 17).
 JVM17_SERVER = [
@@ -91,10 +93,6 @@ class NodeSpec:
     @property
     def path(self) -> Path:
         return Path(self.directory)
-
-
-def address_of(index: int) -> str:
-    return f"127.0.0.{index}"
 
 
 def dc_layout(nodes: int, dcs: int) -> list[str]:
@@ -236,7 +234,14 @@ def server_command(java: str, classpath: str, node: NodeSpec, main_class: str, c
         # the JVM's own temporary files (lz4-java unpacks a ~100 KB native library on every start, and a
         # SIGKILLed JVM never deletes it) live and die with the node, not in the system's /tmp
         f"-Djava.io.tmpdir={node.path / 'tmp'}",
-        f"-Dcassandra.jmx.local.port={node.jmx_port}",
+        # JMX through the JDK's own agent, bound to the node's address only (Cassandra's local JMX always
+        # takes 127.0.0.1, where every user of a shared host would reach for the same port)
+        f"-Dcom.sun.management.jmxremote.port={node.jmx_port}",
+        f"-Dcom.sun.management.jmxremote.rmi.port={node.jmx_port}",
+        f"-Dcom.sun.management.jmxremote.host={node.address}",
+        f"-Djava.rmi.server.hostname={node.address}",
+        "-Dcom.sun.management.jmxremote.authenticate=false",
+        "-Dcom.sun.management.jmxremote.ssl=false",
         "-cp",
         classpath,
         main_class,
@@ -252,13 +257,13 @@ TOOLS_LOGBACK = """<configuration>
 
 
 def nodetool_command(java: str, classpath: str, node: NodeSpec, main_class: str, args: list[str]) -> list[str]:
-    """nodetool over JMX on 127.0.0.1; its logging is kept to warnings (no logback file ships with it)."""
+    """nodetool over JMX on the node's own address; its logging is kept to warnings (no logback file ships with it)."""
     logback = node.path.parent / "tools-logback.xml"
     if not logback.exists():
         logback.write_text(TOOLS_LOGBACK)
     return [
         java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *JVM17_CLIENT,
         f"-Dlogback.configurationFile=file://{logback}",
-        "-cp", classpath, main_class, "-h", "127.0.0.1", "-p", str(node.jmx_port), *args,
+        "-cp", classpath, main_class, "-h", node.address, "-p", str(node.jmx_port), *args,
     ]
 

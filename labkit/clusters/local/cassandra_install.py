@@ -8,15 +8,28 @@ from pathlib import Path
 from ...machine import java_major
 from ...errors import NotAvailableError
 from .. import maven
-from ..base import labkit_home
+from ..base import labkit_home, shared_cache
 
 DEFAULT_VERSION = "5.0.9"
 MAIN_CLASS = "org.apache.cassandra.service.CassandraDaemon"
 NODETOOL_CLASS = "org.apache.cassandra.tools.NodeTool"
 
 
-def lib_dir(version: str = DEFAULT_VERSION) -> Path:
+def own_lib_dir(version: str = DEFAULT_VERSION) -> Path:
+    """Where this labkit home keeps the jars it resolved itself."""
     return labkit_home() / "cassandra" / version / "lib"
+
+
+def shared_lib_dir(version: str = DEFAULT_VERSION) -> Path | None:
+    """The host's shared, read-only jars of `version` when an instructor provided them complete."""
+    shared = shared_cache()
+    lib = shared / "cassandra" / version / "lib" if shared else None
+    return lib if lib is not None and (lib / ".complete").exists() else None
+
+
+def lib_dir(version: str = DEFAULT_VERSION) -> Path:
+    """The jars a node runs: the shared cache's when there is one, else this home's own."""
+    return shared_lib_dir(version) or own_lib_dir(version)
 
 
 def require_java17() -> str:
@@ -35,8 +48,12 @@ def require_java17() -> str:
 
 
 def install(version: str = DEFAULT_VERSION) -> Path:
-    """Resolve cassandra-all `version` and its runtime dependencies into the cache (once; offline after)."""
-    return maven.resolve([f"org.apache.cassandra:cassandra-all:{version}"], lib_dir(version), f"Apache Cassandra {version}'s jars")
+    """Resolve cassandra-all `version` and its runtime dependencies into the cache (once; offline after),
+    unless the host's shared cache already has them."""
+    shared = shared_lib_dir(version)
+    if shared is not None:
+        return shared
+    return maven.resolve([f"org.apache.cassandra:cassandra-all:{version}"], own_lib_dir(version), f"Apache Cassandra {version}'s jars")
 
 
 def classpath(version: str = DEFAULT_VERSION) -> str:

@@ -28,6 +28,7 @@ from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError, LabkitError
+from ...namespace import in_namespace, namespace_for, namespaced
 from ...runner import Transaction, Verification
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
@@ -105,7 +106,7 @@ class DistortedReplicas(CassandraWorkload):
         self.groups = groups
         self.operations = operations
         self.replication = replication
-        self.keyspace = WRITES_KEYSPACE if phase == "publish" else KEYSPACE
+        self.base_keyspace = WRITES_KEYSPACE if phase == "publish" else KEYSPACE  # behind the namespace: self.keyspace
         self._corpus: Any = None
         self._ops_cache: Any = None
 
@@ -457,9 +458,11 @@ def _size(value: Any) -> int:
     return 4 if isinstance(value, int) else len(str(value).encode())
 
 
-def storage_cost(cluster: Any, keyspace: str = KEYSPACE) -> list[dict[str, Any]]:
+def storage_cost(cluster: Any, keyspace: str | None = None) -> list[dict[str, Any]]:
     """Each shape's tables on disk, from the servers (flushed first; `nodetool tablestats`, live space over
-    every node): what keeping a replica in another shape costs. Local clusters only."""
+    every node): what keeping a replica in another shape costs. Local clusters only. `keyspace`: default,
+    this user's (the read phases' keyspace in the user's namespace)."""
+    keyspace = keyspace or namespaced(KEYSPACE, namespace_for(cluster))
     if not capabilities_of(cluster).admin:
         raise ConfigError("storage_cost reads nodetool tablestats: it needs a cluster labkit started locally")
     names = [n.name for n in cluster.nodes]
@@ -487,8 +490,9 @@ def workload(approach: str, phase: str, cluster: Any, operations: int, publicati
     if phase == "route":
         from .cassandra_routing import ShardRouting
 
-        return ShardRouting(cluster.datacenters(), approach, publications, bits_per_key=bits_per_key)
-    return DistortedReplicas(cluster.addresses, approach, phase, publications, groups=groups, operations=operations, replication=replication)
+        return in_namespace(ShardRouting(cluster.datacenters(), approach, publications, bits_per_key=bits_per_key), cluster)
+    return in_namespace(DistortedReplicas(cluster.addresses, approach, phase, publications, groups=groups, operations=operations,
+                                          replication=replication), cluster)
 
 
 def cluster_options(phase: str, _settings: Any) -> dict[str, Any]:

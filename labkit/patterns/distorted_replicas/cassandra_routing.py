@@ -19,6 +19,7 @@ from cassandra import ConsistencyLevel
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
+from ...namespace import Namespaced, namespaced
 from ...runner import BaseWorkload, Transaction, Verification
 from .. import check_choice
 from .bloom import CountingBloomFilter
@@ -36,8 +37,16 @@ def shard_keyspace(shard: int) -> str:
     return f"distorted_shard{shard + 1}"
 
 
-class ShardRouting(BaseWorkload):
+class ShardRouting(Namespaced, BaseWorkload):
     """Each transaction lists one author's publications from the shards (every one, or the filters' choice)."""
+
+    @property
+    def router(self) -> str:
+        """The router's keyspace (the filters), in this workload's namespace."""
+        return namespaced(ROUTER, self.namespace)
+
+    def shard_keyspace(self, shard: int) -> str:
+        return namespaced(shard_keyspace(shard), self.namespace)
 
     def __init__(self, datacenters: dict[str, list[str]], approach: str, publications: int, bits_per_key: float = 10,
                  moved: float = 0.05, deleted: float = 0.05):
@@ -82,29 +91,29 @@ class ShardRouting(BaseWorkload):
     def statement(self, shard: int) -> Any:
         if shard not in self._statements:
             self._statements[shard] = self.session(shard).prepare(
-                f"SELECT pub_id FROM {shard_keyspace(shard)}.publications_by_author WHERE author = ?")
+                f"SELECT pub_id FROM {self.shard_keyspace(shard)}.publications_by_author WHERE author = ?")
         return self._statements[shard]
 
     # ---- phases ----------------------------------------------------------------------------------
 
     def setup(self) -> None:
         s = self.session(0)
-        cql.create_keyspace(s, ROUTER, {dc: 1 for dc in SHARD_DCS})
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {ROUTER}.filters (shard int PRIMARY KEY, filter blob, spec text)")
+        cql.create_keyspace(s, self.router, {dc: 1 for dc in SHARD_DCS})
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.router}.filters (shard int PRIMARY KEY, filter blob, spec text)")
         for shard, dc in enumerate(SHARD_DCS):
-            ks = shard_keyspace(shard)
+            ks = self.shard_keyspace(shard)
             cql.create_keyspace(s, ks, {dc: 1})
             cql.execute_ddl(s, by_author_table(ks))
 
     def load(self) -> None:
         """Place every publication on its shard, move and withdraw some as a balancer would, and keep each
         shard's filter in step; skipped when the shards already hold this placement."""
-        marker = self.session(0).execute(f"SELECT spec FROM {ROUTER}.filters WHERE shard = 0").one()
+        marker = self.session(0).execute(f"SELECT spec FROM {self.router}.filters WHERE shard = 0").one()
         if marker is None or marker.spec != self.spec:
             placement = self.placement
             for shard, pubs in placement.initial().items():
                 s = self.session(shard)
-                s.execute(f"TRUNCATE {shard_keyspace(shard)}.publications_by_author", timeout=120)
+                s.execute(f"TRUNCATE {self.shard_keyspace(shard)}.publications_by_author", timeout=120)
                 cql.write_all(s, self._insert(shard), [by_author_row(p, pos, a) for p in pubs for pos, a in enumerate(p.authors)])
             for what, pub_id, frm, to in placement.history:
                 pub = placement.corpus.by_id[pub_id]
@@ -113,13 +122,13 @@ class ShardRouting(BaseWorkload):
                 self._delete(frm, pub)
             filters = placement.build_filters()
             for shard, f in enumerate(filters):
-                self.session(0).execute(f"INSERT INTO {ROUTER}.filters (shard, filter, spec) VALUES (%s, %s, %s)", (shard, f.to_bytes(), self.spec))
+                self.session(0).execute(f"INSERT INTO {self.router}.filters (shard, filter, spec) VALUES (%s, %s, %s)", (shard, f.to_bytes(), self.spec))
         self.filters()  # and read them back, as a client process does before the barrier
 
     def _insert(self, shard: int) -> Any:
         """The shard's insert into the author-rooted copy, prepared once per shard (load and moves use it)."""
         if shard not in self._inserts:
-            self._inserts[shard] = self.session(shard).prepare(insert_by_author(shard_keyspace(shard)))
+            self._inserts[shard] = self.session(shard).prepare(insert_by_author(self.shard_keyspace(shard)))
         return self._inserts[shard]
 
     def _write(self, shard: int, pub: "Publication") -> None:
@@ -129,12 +138,12 @@ class ShardRouting(BaseWorkload):
     def _delete(self, shard: int, pub: "Publication") -> None:
         s = self.session(shard)
         for a in pub.authors:
-            s.execute(f"DELETE FROM {shard_keyspace(shard)}.publications_by_author WHERE author = %s AND pub_id = %s", (a, pub.pub_id))
+            s.execute(f"DELETE FROM {self.shard_keyspace(shard)}.publications_by_author WHERE author = %s AND pub_id = %s", (a, pub.pub_id))
 
     def filters(self) -> list[CountingBloomFilter]:
         """The shards' filters as the router stores them."""
         if self._filters is None:
-            rows = {r.shard: r for r in self.session(0).execute(f"SELECT shard, filter, spec FROM {ROUTER}.filters")}
+            rows = {r.shard: r for r in self.session(0).execute(f"SELECT shard, filter, spec FROM {self.router}.filters")}
             if sorted(rows) != list(range(len(SHARD_DCS))) or any(r.spec != self.spec for r in rows.values()):
                 raise ConfigError("the router's filters are missing or were built for other data: run load() first")
             self._filters = [CountingBloomFilter.from_bytes(rows[s].filter) for s in range(len(SHARD_DCS))]
@@ -186,7 +195,7 @@ class ShardRouting(BaseWorkload):
         every = set(placement.authors())
         for shard, pubs in final.items():
             whole = RangeReader(self.session(shard), consistency=ConsistencyLevel.LOCAL_ONE)  # a range at a time, not one full scan
-            rows = {(r.author, r.pub_id) for r in whole.rows(f"{shard_keyspace(shard)}.publications_by_author", "author, pub_id", "author")}
+            rows = {(r.author, r.pub_id) for r in whole.rows(f"{self.shard_keyspace(shard)}.publications_by_author", "author, pub_id", "author")}
             wanted = {(a, p.pub_id) for p in pubs for a in p.authors}
             if rows != wanted:
                 problems.append(f"shard {shard + 1}: {len(wanted - rows)} author rows missing, {len(rows - wanted)} that should not be there")
@@ -205,7 +214,7 @@ class ShardRouting(BaseWorkload):
 
     def cleanup(self) -> None:
         s = self.session(0)
-        for ks in (ROUTER, *(shard_keyspace(i) for i in range(len(SHARD_DCS)))):
+        for ks in (self.router, *(self.shard_keyspace(i) for i in range(len(SHARD_DCS)))):
             cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {ks}")
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from cassandra.query import PreparedStatement
 
 from ...engines import cassandra as cql
+from ...namespace import in_namespace
 from ...runner import Transaction
 from ..cassandra_workload import CassandraWorkload
 from .core import PAGE_SIZE, CommentStore, list_newest_first, list_page, store_workload
@@ -36,6 +37,7 @@ class CassandraComments(CassandraWorkload, CommentStore):
     engine = "cassandra"
     numbered_keys = False  # rows are ordered by time UUIDs, not numbered by a counter
     statements_class = Statements
+    base_keyspace = KEYSPACE
 
     def __init__(self, addresses: list[str], approach: str, phase: str, replication: int = 1, **options: Any):
         CommentStore.__init__(self, approach, phase, **options)
@@ -44,29 +46,29 @@ class CassandraComments(CassandraWorkload, CommentStore):
 
     @classmethod
     def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "CassandraComments":
-        return cls(cluster.addresses, approach, phase, **options)
+        return in_namespace(cls(cluster.addresses, approach, phase, **options), cluster)
 
     def statement_texts(self) -> dict[str, str | None]:
         return {
-            "append": f"UPDATE {KEYSPACE}.posts_lba SET comments = comments + ? WHERE post = ?",
-            "remove": f"UPDATE {KEYSPACE}.posts_lba SET comments = comments - ? WHERE post = ?",
-            "read_list": f"SELECT comments FROM {KEYSPACE}.posts_lba WHERE post = ?",
-            "insert_row": f"INSERT INTO {KEYSPACE}.comments (post, at, text) VALUES (?, ?, ?)",
-            "delete_row": f"DELETE FROM {KEYSPACE}.comments WHERE post = ? AND at = ?",
-            "first_page": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ? LIMIT {PAGE_SIZE}",
-            "next_page": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ? AND at < ? LIMIT {PAGE_SIZE}",
-            "all_rows": f"SELECT at, text FROM {KEYSPACE}.comments WHERE post = ?",
+            "append": f"UPDATE {self.keyspace}.posts_lba SET comments = comments + ? WHERE post = ?",
+            "remove": f"UPDATE {self.keyspace}.posts_lba SET comments = comments - ? WHERE post = ?",
+            "read_list": f"SELECT comments FROM {self.keyspace}.posts_lba WHERE post = ?",
+            "insert_row": f"INSERT INTO {self.keyspace}.comments (post, at, text) VALUES (?, ?, ?)",
+            "delete_row": f"DELETE FROM {self.keyspace}.comments WHERE post = ? AND at = ?",
+            "first_page": f"SELECT at, text FROM {self.keyspace}.comments WHERE post = ? LIMIT {PAGE_SIZE}",
+            "next_page": f"SELECT at, text FROM {self.keyspace}.comments WHERE post = ? AND at < ? LIMIT {PAGE_SIZE}",
+            "all_rows": f"SELECT at, text FROM {self.keyspace}.comments WHERE post = ?",
         }
 
     # ---- storage ---------------------------------------------------------------------------------
 
     def reset(self) -> None:
         s = self.session
-        cql.create_keyspace(s, KEYSPACE, self.replication)
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.posts_lba (post text PRIMARY KEY, comments list<text>)")
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.comments (post text, at timeuuid, text text, PRIMARY KEY (post, at)) WITH CLUSTERING ORDER BY (at DESC)")
-        s.execute(f"DELETE FROM {KEYSPACE}.posts_lba WHERE post = %s", (self.post,))
-        s.execute(f"DELETE FROM {KEYSPACE}.comments WHERE post = %s", (self.post,))
+        cql.create_keyspace(s, self.keyspace, self.replication)
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.posts_lba (post text PRIMARY KEY, comments list<text>)")
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.comments (post text, at timeuuid, text text, PRIMARY KEY (post, at)) WITH CLUSTERING ORDER BY (at DESC)")
+        s.execute(f"DELETE FROM {self.keyspace}.posts_lba WHERE post = %s", (self.post,))
+        s.execute(f"DELETE FROM {self.keyspace}.comments WHERE post = %s", (self.post,))
 
     def add(self, tx: Transaction, text: str) -> None:
         st = self.statements

@@ -8,14 +8,17 @@ from typing import Any
 from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections
 from ...runner import Transaction
+from ...namespace import Namespaced, in_namespace
 from .core import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers, store_workload
 
 DATABASE = "enumerable_keys"
 SHARD_KEYS = {"posts": "_id", "comments": "_id"}  # hashed: a post's comments spread over every shard
 
 
-class MongoComments(ClientPerProcess, CommentStore):
+class MongoComments(Namespaced, ClientPerProcess, CommentStore):
     """posts: {_id, comments: [...], size, count}; comments: {_id: "<post>:<n>", post, n, text}."""
+
+    base_keyspace = DATABASE
 
     engine = "mongodb"
 
@@ -25,14 +28,14 @@ class MongoComments(ClientPerProcess, CommentStore):
 
     @classmethod
     def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "MongoComments":
-        return cls(cluster.uri, approach, phase, **options)
+        return in_namespace(cls(cluster.uri, approach, phase, **options), cluster)
 
     def connected(self, client: Any) -> None:
-        shard_collections(client, DATABASE, SHARD_KEYS)  # where the deployment is sharded; idempotent
+        shard_collections(client, self.database, SHARD_KEYS)  # where the deployment is sharded; idempotent
 
     @property
     def db(self):
-        return self.client[DATABASE]
+        return self.client[self.database]
 
     def key(self, n: int) -> str:
         return f"{self.post}:{n:09d}"

@@ -19,6 +19,7 @@ from cassandra.query import PreparedStatement
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
+from ...namespace import in_namespace
 from ...runner import Transaction, Verification, WorkerLock
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
@@ -27,15 +28,15 @@ from .core import APPROACHES, NAME, PHASES, Network
 KEYSPACE = "fan_out"
 
 
-def schema() -> list[str]:
+def schema(keyspace: str = KEYSPACE) -> list[str]:
     return [
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.follows (user_id int, followed int, PRIMARY KEY (user_id, followed))",
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.followers (user_id int, follower int, PRIMARY KEY (user_id, follower))",
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.activity (user_id int, created_at bigint, content text, "
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.follows (user_id int, followed int, PRIMARY KEY (user_id, followed))",
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.followers (user_id int, follower int, PRIMARY KEY (user_id, follower))",
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.activity (user_id int, created_at bigint, content text, "
         "PRIMARY KEY (user_id, created_at)) WITH CLUSTERING ORDER BY (created_at DESC)",
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.feed (user_id int, created_at bigint, author int, content text, "
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.feed (user_id int, created_at bigint, author int, content text, "
         "PRIMARY KEY (user_id, created_at, author)) WITH CLUSTERING ORDER BY (created_at DESC, author DESC)",
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (what text PRIMARY KEY, network text)",
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.loaded (what text PRIMARY KEY, network text)",
     ]
 
 
@@ -63,6 +64,8 @@ class ReaderState:
 
 class FanOut(CassandraWorkload):
     """One phase of the Fan-out test with one approach on a generated follower network."""
+
+    base_keyspace = KEYSPACE
 
     def __init__(
         self,
@@ -100,12 +103,12 @@ class FanOut(CassandraWorkload):
 
     def statement_texts(self) -> dict[str, str | None]:
         return {
-            "insert_activity": f"INSERT INTO {KEYSPACE}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
-            "insert_feed": f"INSERT INTO {KEYSPACE}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
-            "read_followers": f"SELECT follower FROM {KEYSPACE}.followers WHERE user_id = ?",
-            "friend_page": f"SELECT created_at, content FROM {KEYSPACE}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
-            "feed_first": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? LIMIT ?",
-            "feed_next": f"SELECT created_at, author, content FROM {KEYSPACE}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
+            "insert_activity": f"INSERT INTO {self.keyspace}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
+            "insert_feed": f"INSERT INTO {self.keyspace}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
+            "read_followers": f"SELECT follower FROM {self.keyspace}.followers WHERE user_id = ?",
+            "friend_page": f"SELECT created_at, content FROM {self.keyspace}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
+            "feed_first": f"SELECT created_at, author, content FROM {self.keyspace}.feed WHERE user_id = ? LIMIT ?",
+            "feed_next": f"SELECT created_at, author, content FROM {self.keyspace}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
         }
 
     # ---- phases ----------------------------------------------------------------------------------
@@ -113,24 +116,24 @@ class FanOut(CassandraWorkload):
     def setup(self) -> None:
         """Schema and the follower graph (loaded once per network); the post phase starts with no activities."""
         s = self.session
-        cql.create_keyspace(s, KEYSPACE, self.replication)
-        for statement in schema():
+        cql.create_keyspace(s, self.keyspace, self.replication)
+        for statement in schema(self.keyspace):
             cql.execute_ddl(s, statement)
         net = repr(self.network)
-        marker = s.execute(f"SELECT network FROM {KEYSPACE}.loaded WHERE what = 'graph'").one()
+        marker = s.execute(f"SELECT network FROM {self.keyspace}.loaded WHERE what = 'graph'").one()
         if marker is None or marker.network != net:
             for table in ("follows", "followers", "activity", "feed", "loaded"):
-                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
-            follows = s.prepare(f"INSERT INTO {KEYSPACE}.follows (user_id, followed) VALUES (?, ?)")
-            followers = s.prepare(f"INSERT INTO {KEYSPACE}.followers (user_id, follower) VALUES (?, ?)")
+                s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
+            follows = s.prepare(f"INSERT INTO {self.keyspace}.follows (user_id, followed) VALUES (?, ?)")
+            followers = s.prepare(f"INSERT INTO {self.keyspace}.followers (user_id, follower) VALUES (?, ?)")
             pairs = [(u, v) for u, vs in self.network.following.items() for v in vs]
             cql.write_all(s, follows, pairs)
             cql.write_all(s, followers, [(v, u) for u, v in pairs])
-            s.execute(f"INSERT INTO {KEYSPACE}.loaded (what, network) VALUES ('graph', %s)", (net,))
+            s.execute(f"INSERT INTO {self.keyspace}.loaded (what, network) VALUES ('graph', %s)", (net,))
         if self.phase == "post":
-            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE what = 'activities'")
+            s.execute(f"DELETE FROM {self.keyspace}.loaded WHERE what = 'activities'")
             for table in ("activity", "feed"):
-                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+                s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
 
     def load(self) -> None:
         """The paginate phase needs every activity posted (and, for the pattern, fanned out) first."""
@@ -138,7 +141,7 @@ class FanOut(CassandraWorkload):
             return
         s = self.session
         wanted = f"{self.network!r} fanned={self.approach == 'pattern'}"
-        marker = s.execute(f"SELECT network FROM {KEYSPACE}.loaded WHERE what = 'activities'").one()
+        marker = s.execute(f"SELECT network FROM {self.keyspace}.loaded WHERE what = 'activities'").one()
         if marker is not None and marker.network in (wanted, f"{self.network!r} fanned=True"):
             return  # a fanned-out load serves both approaches
         st = self.statements
@@ -147,7 +150,7 @@ class FanOut(CassandraWorkload):
         if self.approach == "pattern":
             rows = [(f, net.created_at(u, k), u, net.content(u, k)) for u, k in net.schedule for f in net.followers[u]]
             cql.write_all(s, st.insert_feed, rows)
-        s.execute(f"INSERT INTO {KEYSPACE}.loaded (what, network) VALUES ('activities', %s)", (wanted,))
+        s.execute(f"INSERT INTO {self.keyspace}.loaded (what, network) VALUES ('activities', %s)", (wanted,))
 
     def transaction(self, tx: Transaction) -> None:
         if self.phase == "post":
@@ -246,17 +249,17 @@ class FanOut(CassandraWorkload):
         followed user's partition merged by the client (naive)."""
         s = self.session
         if self.approach == "pattern":
-            return [(r.created_at, r.author) for r in s.execute(f"SELECT created_at, author FROM {KEYSPACE}.feed WHERE user_id = %s", (reader,))]
+            return [(r.created_at, r.author) for r in s.execute(f"SELECT created_at, author FROM {self.keyspace}.feed WHERE user_id = %s", (reader,))]
         items = []
         for friend in self.network.following[reader]:
-            items += [(r.created_at, friend) for r in s.execute(f"SELECT created_at FROM {KEYSPACE}.activity WHERE user_id = %s", (friend,))]
+            items += [(r.created_at, friend) for r in s.execute(f"SELECT created_at FROM {self.keyspace}.activity WHERE user_id = %s", (friend,))]
         return sorted(items, reverse=True)
 
     def verify(self) -> Verification:
         """Every reader's feed holds exactly the activities of the users it follows, newest first."""
         posted = self.posted_set()
         s = self.session
-        activities = RangeReader(s, consistency=ConsistencyLevel.LOCAL_ONE).count(f"{KEYSPACE}.activity", "user_id")
+        activities = RangeReader(s, consistency=ConsistencyLevel.LOCAL_ONE).count(f"{self.keyspace}.activity", "user_id")
         expected_activities = self.network.activities if posted is None else len(posted)
         problems = []
         if activities != expected_activities:
@@ -277,7 +280,7 @@ class FanOut(CassandraWorkload):
         return Verification(not problems, checks, problems)
 
     def cleanup(self) -> None:
-        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
 
 
 def trace_post(workload: FanOut, user: int = 0, k: int | None = None) -> cql.TraceTotals:
@@ -292,9 +295,9 @@ def trace_post(workload: FanOut, user: int = 0, k: int | None = None) -> cql.Tra
         reports += [cql.trace(s, st.insert_feed, (f, created, user, content)) for f in followers]
     totals = cql.summarise(reports)
     # take the traced activity back out again
-    s.execute(f"DELETE FROM {KEYSPACE}.activity WHERE user_id = %s AND created_at = %s", (user, created))
+    s.execute(f"DELETE FROM {workload.keyspace}.activity WHERE user_id = %s AND created_at = %s", (user, created))
     for f in followers:
-        s.execute(f"DELETE FROM {KEYSPACE}.feed WHERE user_id = %s AND created_at = %s AND author = %s", (f, created, user))
+        s.execute(f"DELETE FROM {workload.keyspace}.feed WHERE user_id = %s AND created_at = %s AND author = %s", (f, created, user))
     return totals
 
 
@@ -311,4 +314,5 @@ def workload(approach: str, phase: str, cluster: Any, operations: int, users: in
     """The workload of one run: the post phase saves the first `operations` activities of the
     schedule (at most users x posts), the paginate phase reads `operations` pages."""
     network = Network(users=users, follows=follows, posts=posts)
-    return FanOut(cluster.addresses, approach, phase, network, posts=min(operations, network.activities) if phase == "post" else None, replication=replication)
+    return in_namespace(FanOut(cluster.addresses, approach, phase, network, posts=min(operations, network.activities) if phase == "post" else None,
+                               replication=replication), cluster)

@@ -20,6 +20,7 @@ from cassandra.query import PreparedStatement
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
+from ...namespace import in_namespace
 from ...runner import Transaction, Verification
 from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
@@ -36,18 +37,18 @@ def tables(approach: str) -> tuple[str, str | None]:
     return f"users_{suffix}", ("users_by_email" if approach == "pattern" else None)
 
 
-def schema(approach: str) -> list[str]:
-    """The CQL that creates one approach's tables (and index)."""
+def schema(approach: str, keyspace: str = KEYSPACE) -> list[str]:
+    """The CQL that creates one approach's tables (and index) in `keyspace` (the workload's, namespaced)."""
     users, lookup = tables(approach)
     statements = [
-        f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{users} (id uuid PRIMARY KEY, email text, name text, password_hash text)"
+        f"CREATE TABLE IF NOT EXISTS {keyspace}.{users} (id uuid PRIMARY KEY, email text, name text, password_hash text)"
     ]
     if approach == "naive/legacy":
-        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {KEYSPACE}.{users} (email)")
+        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {keyspace}.{users} (email)")
     elif approach == "naive/sai":
-        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {KEYSPACE}.{users} (email) USING 'sai'")
+        statements.append(f"CREATE INDEX IF NOT EXISTS {users}_email ON {keyspace}.{users} (email) USING 'sai'")
     else:
-        statements.append(f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{lookup} (email text PRIMARY KEY, user_id uuid)")
+        statements.append(f"CREATE TABLE IF NOT EXISTS {keyspace}.{lookup} (email text PRIMARY KEY, user_id uuid)")
     return statements
 
 
@@ -83,18 +84,19 @@ class IndexTable(UserPhases, CassandraWorkload):
         self.verify_sample = max(1, verify_sample)
 
     statements_class = Statements
+    base_keyspace = KEYSPACE
 
     def statement_texts(self) -> dict[str, str | None]:
         users, lookup = tables(self.approach)
         return {
-            "insert_user": f"INSERT INTO {KEYSPACE}.{users} (id, email, name, password_hash) VALUES (?, ?, ?, ?)",
-            "insert_lookup": f"INSERT INTO {KEYSPACE}.{lookup} (email, user_id) VALUES (?, ?)" if lookup else None,
+            "insert_user": f"INSERT INTO {self.keyspace}.{users} (id, email, name, password_hash) VALUES (?, ?, ?, ?)",
+            "insert_lookup": f"INSERT INTO {self.keyspace}.{lookup} (email, user_id) VALUES (?, ?)" if lookup else None,
             "by_email": (
-                f"SELECT user_id FROM {KEYSPACE}.{lookup} WHERE email = ?"
+                f"SELECT user_id FROM {self.keyspace}.{lookup} WHERE email = ?"
                 if lookup
-                else f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE email = ?"
+                else f"SELECT id, email, name, password_hash FROM {self.keyspace}.{users} WHERE email = ?"
             ),
-            "by_id": f"SELECT id, email, name, password_hash FROM {KEYSPACE}.{users} WHERE id = ?",
+            "by_id": f"SELECT id, email, name, password_hash FROM {self.keyspace}.{users} WHERE id = ?",
         }
 
     # ---- phases ----------------------------------------------------------------------------------
@@ -102,30 +104,30 @@ class IndexTable(UserPhases, CassandraWorkload):
     def setup(self) -> None:
         """Keyspace and this approach's tables; the register phase starts from empty tables."""
         s = self.session
-        cql.create_keyspace(s, KEYSPACE, self.replication)
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (approach text PRIMARY KEY, users int)")
-        for statement in schema(self.approach):
+        cql.create_keyspace(s, self.keyspace, self.replication)
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.loaded (approach text PRIMARY KEY, users int)")
+        for statement in schema(self.approach, self.keyspace):
             cql.execute_ddl(s, statement)
         if self.phase == "register":
-            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE approach = %s", (self.approach,))
+            s.execute(f"DELETE FROM {self.keyspace}.loaded WHERE approach = %s", (self.approach,))
             for table in filter(None, tables(self.approach)):
-                s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+                s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
 
     def load(self) -> None:
         """The login phase needs `users` registered users; loaded once per cluster and approach."""
         if self.phase != "login":
             return
         s = self.session
-        marker = s.execute(f"SELECT users FROM {KEYSPACE}.loaded WHERE approach = %s", (self.approach,)).one()
+        marker = s.execute(f"SELECT users FROM {self.keyspace}.loaded WHERE approach = %s", (self.approach,)).one()
         if marker is not None and marker.users == self.users:
             return
         for table in filter(None, tables(self.approach)):
-            s.execute(f"TRUNCATE {KEYSPACE}.{table}", timeout=120)
+            s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
         st = self.statements
         cql.write_all(s, st.insert_user, [user_row(n) for n in range(self.users)])
         if st.insert_lookup is not None:
             cql.write_all(s, st.insert_lookup, [(email_of(n), id_of(n)) for n in range(self.users)])
-        s.execute(f"INSERT INTO {KEYSPACE}.loaded (approach, users) VALUES (%s, %s)", (self.approach, self.users))
+        s.execute(f"INSERT INTO {self.keyspace}.loaded (approach, users) VALUES (%s, %s)", (self.approach, self.users))
 
     def register(self, tx: Transaction, n: int) -> None:
         """Naive: one write (the index is the database's business). Pattern: the user, then the lookup row."""
@@ -149,9 +151,9 @@ class IndexTable(UserPhases, CassandraWorkload):
         s = self.session
         users_table, lookup = tables(self.approach)
         whole = RangeReader(s, consistency=ConsistencyLevel.LOCAL_ONE)  # a range at a time: one full scan times out on small nodes
-        stored = {row.id: row.email for row in whole.rows(f"{KEYSPACE}.{users_table}", "id, email", "id")}
+        stored = {row.id: row.email for row in whole.rows(f"{self.keyspace}.{users_table}", "id, email", "id")}
         if lookup:
-            pointers = {row.email: row.user_id for row in whole.rows(f"{KEYSPACE}.{lookup}", "email, user_id", "email")}
+            pointers = {row.email: row.user_id for row in whole.rows(f"{self.keyspace}.{lookup}", "email, user_id", "email")}
             return judge(self.users, stored, pointers=pointers)
         emails = [email_of(n) for n in sample_numbers(self.users, self.verify_sample)]
         return judge(self.users, stored, index_found=zip(emails, self._find_all(self.statements, emails)))
@@ -162,7 +164,7 @@ class IndexTable(UserPhases, CassandraWorkload):
         return [ok and len(rows.current_rows) == 1 and rows.current_rows[0].email == e for (ok, rows), e in zip(results, emails)]
 
     def cleanup(self) -> None:
-        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
 
 
 def find_user(session, st: Statements, email: str, call: Callable[..., Any] | None = None):
@@ -191,4 +193,4 @@ def trace_login(workload: IndexTable, n: int = 0) -> cql.TraceTotals:
 def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int, users: int = 0) -> IndexTable:
     """The workload of one run: the register phase registers `operations` users, the login phase
     logs in among `users` loaded ones."""
-    return IndexTable(cluster.addresses, approach, phase, users=operations if phase == "register" else users, replication=replication)
+    return in_namespace(IndexTable(cluster.addresses, approach, phase, users=operations if phase == "register" else users, replication=replication), cluster)

@@ -18,6 +18,7 @@ from typing import Any
 from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections, shards_asked
 from ...runner import Transaction
+from ...namespace import Namespaced, in_namespace
 from .core import User, email_of, id_of, number_of
 from .documents import UserDirectory
 
@@ -47,8 +48,10 @@ def user_of(document: dict[str, Any] | None) -> User | None:
     return User(uuid.UUID(document["_id"]), document["email"], document["name"], document["password_hash"])
 
 
-class MongoUsers(ClientPerProcess, UserDirectory):
+class MongoUsers(Namespaced, ClientPerProcess, UserDirectory):
     """The Index Table phases on MongoDB (see the module's docstring for the two approaches)."""
+
+    base_keyspace = DATABASE
 
     engine = "mongodb"
 
@@ -58,7 +61,7 @@ class MongoUsers(ClientPerProcess, UserDirectory):
 
     @property
     def db(self):
-        return self.client[DATABASE]
+        return self.client[self.database]
 
     @property
     def users_coll(self):
@@ -71,7 +74,7 @@ class MongoUsers(ClientPerProcess, UserDirectory):
     # ---- storage steps ---------------------------------------------------------------------------
 
     def create(self) -> None:
-        shard_collections(self.db.client, DATABASE, shard_keys(self.naive))  # where the deployment is sharded; idempotent
+        shard_collections(self.db.client, self.database, shard_keys(self.naive))  # where the deployment is sharded; idempotent
         if self.naive:
             self.users_coll.create_index("email", name="email")
 
@@ -124,7 +127,7 @@ class MongoUsers(ClientPerProcess, UserDirectory):
         return [found.get(e) == [str(id_of(number_of(e)))] for e in emails]
 
     def drop(self) -> None:
-        self.db.client.drop_database(DATABASE)
+        self.db.client.drop_database(self.database)
 
 
 def explain_login(workload: MongoUsers, n: int = 0) -> dict[str, int | None]:
@@ -132,14 +135,14 @@ def explain_login(workload: MongoUsers, n: int = 0) -> dict[str, int | None]:
     Naive: the find by e-mail; pattern: the lookup by e-mail, then the user by id."""
     client, email = workload.db.client, email_of(n)
     if workload.naive:
-        return {"query_by_index": shards_asked(client, DATABASE, users_collection("index"), {"email": email})}
+        return {"query_by_index": shards_asked(client, workload.database, users_collection("index"), {"email": email})}
     return {
-        "read_lookup": shards_asked(client, DATABASE, LOOKUP, {"_id": email}),
-        "read_user": shards_asked(client, DATABASE, users_collection("pattern"), {"_id": str(id_of(n))}),
+        "read_lookup": shards_asked(client, workload.database, LOOKUP, {"_id": email}),
+        "read_user": shards_asked(client, workload.database, users_collection("pattern"), {"_id": str(id_of(n))}),
     }
 
 
 def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int = 1, users: int = 0) -> MongoUsers:
     """The workload of one run: the register phase registers `operations` users, the login phase logs in
     among `users` loaded ones."""
-    return MongoUsers(cluster.uri, approach, phase, users=operations if phase == "register" else users, replication=replication)
+    return in_namespace(MongoUsers(cluster.uri, approach, phase, users=operations if phase == "register" else users, replication=replication), cluster)

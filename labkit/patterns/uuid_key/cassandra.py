@@ -30,6 +30,7 @@ from cassandra.query import SimpleStatement
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
+from ...namespace import Namespaced, in_namespace, namespaced
 from ...runner import Transaction
 from .core import REGIONS, TwoRegionRegistration
 
@@ -39,8 +40,15 @@ REGION_DC = {"usa": "dc1", "ireland": "dc2"}
 COUNTER = "users"
 
 
-class UuidKey(TwoRegionRegistration):
+class UuidKey(Namespaced, TwoRegionRegistration):
     """Cassandra: one test (availability or partition) of one approach; `users` registrations per region."""
+
+    base_keyspace = KEYSPACE
+
+    @property
+    def home_keyspace(self) -> str:
+        """The availability test's counter (replicated in dc1 only), in this workload's namespace."""
+        return namespaced(HOME_KEYSPACE, self.namespace)
 
     def __init__(
         self,
@@ -99,12 +107,12 @@ class UuidKey(TwoRegionRegistration):
         """Prepared once per session: counter read and compare-and-set, user inserts."""
         if (which, key) not in self._prepared:
             s = self.session(which)
-            counter_ks = HOME_KEYSPACE if self.test == "availability" else KEYSPACE
+            counter_ks = self.home_keyspace if self.test == "availability" else self.keyspace
             serial = ConsistencyLevel.SERIAL if self.test == "availability" else ConsistencyLevel.LOCAL_SERIAL
             text = {
                 "read": f"SELECT value FROM {counter_ks}.key_counter WHERE name = '{COUNTER}'",
                 "cas": f"UPDATE {counter_ks}.key_counter SET value = ? WHERE name = '{COUNTER}' IF value = ?",
-                "insert": f"INSERT INTO {KEYSPACE}.{self.table} (id, name, region) VALUES (?, ?, ?)",
+                "insert": f"INSERT INTO {self.keyspace}.{self.table} (id, name, region) VALUES (?, ?, ?)",
             }[key]
             stmt = s.prepare(text)
             if key == "read":
@@ -133,15 +141,15 @@ class UuidKey(TwoRegionRegistration):
 
     def setup(self) -> None:
         s = self.session("usa")
-        cql.create_keyspace(s, KEYSPACE, {"dc1": self.replication, "dc2": self.replication})
-        cql.create_keyspace(s, HOME_KEYSPACE, {"dc1": self.replication})
-        for ks in (KEYSPACE, HOME_KEYSPACE):
+        cql.create_keyspace(s, self.keyspace, {"dc1": self.replication, "dc2": self.replication})
+        cql.create_keyspace(s, self.home_keyspace, {"dc1": self.replication})
+        for ks in (self.keyspace, self.home_keyspace):
             cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {ks}.key_counter (name text PRIMARY KEY, value bigint)")
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.users_ik (id bigint PRIMARY KEY, name text, region text)")
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.users_uuid (id uuid PRIMARY KEY, name text, region text)")
-        for ks, table in ((KEYSPACE, self.table), (KEYSPACE, "key_counter"), (HOME_KEYSPACE, "key_counter")):
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_ik (id bigint PRIMARY KEY, name text, region text)")
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_uuid (id uuid PRIMARY KEY, name text, region text)")
+        for ks, table in ((self.keyspace, self.table), (self.keyspace, "key_counter"), (self.home_keyspace, "key_counter")):
             s.execute(f"TRUNCATE {ks}.{table}", timeout=120)
-        for ks in (KEYSPACE, HOME_KEYSPACE):
+        for ks in (self.keyspace, self.home_keyspace):
             s.execute(SimpleStatement(f"INSERT INTO {ks}.key_counter (name, value) VALUES ('{COUNTER}', 0)", consistency_level=ConsistencyLevel.ALL))
         self.begin_test()
 
@@ -174,17 +182,17 @@ class UuidKey(TwoRegionRegistration):
     def stored(self) -> dict[Any, tuple[str, str]]:
         """Every user row after convergence, read at ALL from both datacenters: key -> (name, region)."""
         whole = RangeReader(self.session("usa"), consistency=ConsistencyLevel.ALL, timeout=120)
-        return {r.id: (r.name, r.region) for r in whole.rows(f"{KEYSPACE}.{self.table}", "id, name, region", "id")}
+        return {r.id: (r.name, r.region) for r in whole.rows(f"{self.keyspace}.{self.table}", "id, name, region", "id")}
 
     def cleanup(self) -> None:
         s = self.session("usa")
-        for ks in (KEYSPACE, HOME_KEYSPACE):
+        for ks in (self.keyspace, self.home_keyspace):
             cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {ks}")
 
 
 # ---- the two tests, end to end ---------------------------------------------------------------------
 
-WAN_PROXY = ("127.0.0.1", 19142)  # Ireland's end of the ocean link to dc1's first node
+WAN_PROXY_PORT = 19142
 
 
 def workload(
@@ -200,10 +208,12 @@ def workload(
         if toxiproxy is None:
             raise ConfigError("the availability test needs a toxiproxy (labkit.faults.Toxiproxy) for Ireland's link to dc1: "
                               "pass resources={'toxiproxy': toxiproxy}")
-        toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{datacenters['dc1'][0]}:9042")
+        wan = (toxiproxy.host, WAN_PROXY_PORT)  # on the proxy's own address: this home's helper address
+        toxiproxy.proxy("wan-dc1", listen=f"{wan[0]}:{wan[1]}", upstream=f"{datacenters['dc1'][0]}:9042")
         toxiproxy.set_link_latency("wan-dc1", one_way_ms)
-        return UuidKey(datacenters, approach, phase, operations // 2, wan_proxy=WAN_PROXY, replication=replication)
-    return UuidKey(datacenters, approach, phase, operations // 2, replication=replication, repair=lambda: converge(cluster))
+        return in_namespace(UuidKey(datacenters, approach, phase, operations // 2, wan_proxy=wan, replication=replication), cluster)
+    made = UuidKey(datacenters, approach, phase, operations // 2, replication=replication, repair=lambda: converge(cluster, made.keyspace))
+    return in_namespace(made, cluster)
 
 
 @contextlib.contextmanager
@@ -236,7 +246,7 @@ def partition_test(cluster: Any, approach: str, users: int, threads: int, **run_
     return registration, run(registration, threads=threads, operations=2 * users, **run_options)
 
 
-def converge(cluster: Any, timeout: float = 120) -> None:
+def converge(cluster: Any, keyspace: str = KEYSPACE, timeout: float = 120) -> None:
     """After a heal: wait until the datacenters see each other again, then run a full repair so every
     replica holds every surviving record (hints alone may still be on their way)."""
     from ...errors import LabkitError
@@ -244,7 +254,7 @@ def converge(cluster: Any, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            cluster.nodetool(1, "repair", "-full", KEYSPACE)
+            cluster.nodetool(1, "repair", "-full", keyspace)
             return
         except LabkitError:
             if time.monotonic() > deadline:

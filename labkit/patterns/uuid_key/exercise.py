@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...runner import Transaction
 from .cassandra import UuidKey as _Binding
 from ...engines import cassandra as cql
-from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY, UuidKey, converge
+from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY_PORT, UuidKey, converge
 from .core import REGIONS
 
 if TYPE_CHECKING:
@@ -48,8 +48,9 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
 
     def counter(report: CheckReport) -> bool:
         with Toxiproxy() as toxiproxy:
-            workload = workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=WAN_PROXY)
-            toxiproxy.proxy("wan-dc1", listen=f"{WAN_PROXY[0]}:{WAN_PROXY[1]}", upstream=f"{cluster.datacenters()['dc1'][0]}:9042")
+            wan = (toxiproxy.host, WAN_PROXY_PORT)
+            workload = workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=wan)
+            toxiproxy.proxy("wan-dc1", listen=f"{wan[0]}:{wan[1]}", upstream=f"{cluster.datacenters()['dc1'][0]}:9042")
             toxiproxy.set_link_latency("wan-dc1", 5)
             if not run_step(report, f"{2 * users} counter keys from {threads} threads in two regions", workload, 2 * users, threads):
                 return False

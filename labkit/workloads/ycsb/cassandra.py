@@ -17,6 +17,7 @@ from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
+from ...namespace import in_namespace, namespace_for, namespaced
 from ...patterns.cassandra_workload import CassandraWorkload
 from ...runner import Transaction
 from .core import YcsbRun
@@ -31,13 +32,13 @@ def tagged_table(approach: str) -> str:
     return "tagged_" + approach.split("/", 1)[1].replace("-", "_")
 
 
-def index_statement(approach: str) -> str | None:
+def index_statement(approach: str, keyspace: str = KEYSPACE) -> str | None:
     table = tagged_table(approach)
     kind = approach.split("/", 1)[1]
     if kind == "2i":
-        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {KEYSPACE}.{table} (tag)"
+        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {keyspace}.{table} (tag)"
     if kind == "sai":
-        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {KEYSPACE}.{table} (tag) USING 'sai'"
+        return f"CREATE INDEX IF NOT EXISTS {table}_tag ON {keyspace}.{table} (tag) USING 'sai'"
     return None
 
 
@@ -45,6 +46,8 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
     """One run of a YCSB mix (phases `mix`, `offered-load`, `cache`) or of the index experiment (phases
     `index-query`, `index-insert`) on Cassandra. A fresh table is loaded whenever the run inserts (so
     `verify` can count exactly); read/update mixes reuse a table already loaded with the same records."""
+
+    base_keyspace = KEYSPACE
 
     def __init__(self, addresses: list[str], approach: str, phase: str, *, records: int, fields: int, field_length: int,
                  max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100,
@@ -64,7 +67,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def statement_texts(self) -> dict[str, str | None]:
         cols = self.columns()
-        table = f"{KEYSPACE}.{self.table}"
+        table = f"{self.keyspace}.{self.table}"
         extra = ", tag" if self.indexed else ""
         return {
             "read": f"SELECT * FROM {table} WHERE y_id = ?",
@@ -77,24 +80,24 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def setup(self) -> None:
         s = self.session
-        existing = s.execute("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (KEYSPACE,)).one()
+        existing = s.execute("SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (self.keyspace,)).one()
         if existing is not None and existing.replication.get("replication_factor") != str(self.replication):
-            cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")  # another run's replication factor: start afresh
-        cql.create_keyspace(s, KEYSPACE, self.replication)
+            cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {self.keyspace}")  # another run's replication factor: start afresh
+        cql.create_keyspace(s, self.keyspace, self.replication)
         cols = ", ".join(f"{c} text" for c in self.columns())
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.loaded (name text PRIMARY KEY, shape text)")
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.loaded (name text PRIMARY KEY, shape text)")
         tag = "tag int, " if self.indexed else ""
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {KEYSPACE}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
-        if self.indexed and index_statement(self.approach):
-            cql.execute_ddl(s, index_statement(self.approach))
-        loaded = s.execute(SimpleStatement(f"SELECT shape FROM {KEYSPACE}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
+        if self.indexed and index_statement(self.approach, self.keyspace):
+            cql.execute_ddl(s, index_statement(self.approach, self.keyspace))
+        loaded = s.execute(SimpleStatement(f"SELECT shape FROM {self.keyspace}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
                            (self.table,)).one()
         if self.phase == "cache":
             self.check_chunk_cache()
         self._load_needed = self.inserts or loaded is None or loaded.shape != self.shape()
         if self._load_needed:
-            s.execute(f"DELETE FROM {KEYSPACE}.loaded WHERE name = %s", (self.table,))
-            s.execute(f"TRUNCATE {KEYSPACE}.{self.table}", timeout=120)
+            s.execute(f"DELETE FROM {self.keyspace}.loaded WHERE name = %s", (self.table,))
+            s.execute(f"TRUNCATE {self.keyspace}.{self.table}", timeout=120)
 
     def record(self, keynum: int, rng: Any) -> tuple:
         key, tag, values = self.record_fields(keynum, rng)
@@ -119,7 +122,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
                 raise ConfigError("the cache phase flushes the loaded records to disk with nodetool: run it on a cluster labkit started (provider local)")
             self._flush()
         if not self.inserts:  # a run that inserts leaves more than the loaded records: the next run reloads
-            self.session.execute(f"INSERT INTO {KEYSPACE}.loaded (name, shape) VALUES (%s, %s)", (self.table, self.shape()))
+            self.session.execute(f"INSERT INTO {self.keyspace}.loaded (name, shape) VALUES (%s, %s)", (self.table, self.shape()))
 
     # ---- the nodes' caches (phase cache) ---------------------------------------------------------
 
@@ -137,10 +140,12 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def server_counters(self) -> dict[str, float] | None:
         """Every node's cumulative chunk-cache and key-cache hits and requests (system_views.caches), summed:
-        the run's growth is how often a read found its data in memory."""
+        the run's growth is how often a read found its data in memory; on a shared cluster also the requests
+        coordinated for this namespace and for others (CassandraWorkload.server_counters)."""
+        shared = super().server_counters()
         if self.phase != "cache":
-            return None
-        totals = {"chunk_cache_hits": 0, "chunk_cache_requests": 0, "key_cache_hits": 0, "key_cache_requests": 0}
+            return shared
+        totals = {"chunk_cache_hits": 0, "chunk_cache_requests": 0, "key_cache_hits": 0, "key_cache_requests": 0, **(shared or {})}
         for rows in cql.per_node(self.session, "SELECT name, hit_count, request_count FROM system_views.caches").values():
             for r in rows:
                 kind = {"chunks": "chunk_cache", "keys": "key_cache"}.get(r.name)
@@ -169,13 +174,13 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
     def count(self) -> int:
         """Records in the table, counted a token range at a time (one full-table count times out on small nodes)."""
         reader = RangeReader(self.session)
-        total = reader.count(f"{KEYSPACE}.{self.table}", "y_id")
+        total = reader.count(f"{self.keyspace}.{self.table}", "y_id")
         self.timeouts_retried = reader.timeouts_retried
         return total
 
     def exists(self, key: str) -> bool:
         if getattr(self, "_probe", None) is None:
-            self._probe = self.session.prepare(f"SELECT y_id FROM {KEYSPACE}.{self.table} WHERE y_id = ?")
+            self._probe = self.session.prepare(f"SELECT y_id FROM {self.keyspace}.{self.table} WHERE y_id = ?")
             self._probe.consistency_level = ConsistencyLevel.QUORUM
         return self.session.execute(self._probe, (key,)).one() is not None
 
@@ -187,7 +192,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         return [r.result_or_exc.one() is not None for r in results]
 
     def cleanup(self) -> None:
-        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {KEYSPACE}")
+        cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
@@ -200,13 +205,14 @@ def workload(approach: str, phase: str, cluster: Any, operations: int, records: 
              chunk_cache_mb: int | None = None) -> YcsbCassandra:
     """The mix phases read max_scan and distribution, the index phases tags, the cache phase chunk_cache_mb."""
     flush = None
+    keyspace = namespaced(KEYSPACE, namespace_for(cluster))
     if phase == "cache" and capabilities_of(cluster).admin:
         def flush() -> None:
             for node in cluster.live_nodes():
-                cluster.nodetool(node.name, "flush", KEYSPACE)
-    return YcsbCassandra(cluster.addresses, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                         insert_order=insert_order, distribution=distribution, consistency=consistency, replication=replication, tags=tags,
-                         chunk_cache_mb=chunk_cache_mb, flush=flush)
+                cluster.nodetool(node.name, "flush", keyspace)
+    return in_namespace(YcsbCassandra(cluster.addresses, approach, phase, records=records, fields=fields, field_length=field_length,
+                                      max_scan=max_scan, insert_order=insert_order, distribution=distribution, consistency=consistency,
+                                      replication=replication, tags=tags, chunk_cache_mb=chunk_cache_mb, flush=flush), cluster)
 
 
 def cluster_options(phase: str, settings: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction
+from ...namespace import Namespaced, in_namespace
 from .core import YcsbRun
 
 DATABASE = "ycsb"
@@ -35,8 +36,10 @@ def check_sweep(phase: str, approaches: list[str]) -> None:
                           "(compare it with baseline/no-index: --approaches baseline/no-index,baseline/2i)")
 
 
-class YcsbMongo(ClientPerProcess, YcsbRun, BaseWorkload):
+class YcsbMongo(Namespaced, ClientPerProcess, YcsbRun, BaseWorkload):
     """One run of a YCSB mix or index experiment on MongoDB."""
+
+    base_keyspace = DATABASE
 
     def __init__(self, uri: str, approach: str, phase: str, *, records: int, fields: int, field_length: int, max_scan: int,
                  insert_order: str, distribution: str, tags: int = 100):
@@ -48,7 +51,7 @@ class YcsbMongo(ClientPerProcess, YcsbRun, BaseWorkload):
 
     @property
     def collection(self):
-        return self.client[DATABASE][self.collection_name]
+        return self.client[self.database][self.collection_name]
 
     # ---- schema and data -------------------------------------------------------------------------
 
@@ -60,7 +63,7 @@ class YcsbMongo(ClientPerProcess, YcsbRun, BaseWorkload):
             self.collection.drop()
         # spread the documents over the shards (hashed _id: even from the first insert, no chunk to split and
         # move; a scan by _id range then asks every shard), where the cluster is sharded; idempotent
-        shard_collections(self.collection.database.client, DATABASE, {self.collection_name: "_id"})
+        shard_collections(self.collection.database.client, self.database, {self.collection_name: "_id"})
         if self.indexed and self.approach == "baseline/2i":
             self.collection.create_index("tag")
 
@@ -105,12 +108,12 @@ class YcsbMongo(ClientPerProcess, YcsbRun, BaseWorkload):
         return self.collection.find_one({"_id": key}, {"_id": 1}) is not None
 
     def cleanup(self) -> None:
-        self.collection.database.client.drop_database(DATABASE)
+        self.collection.database.client.drop_database(self.database)
 
 
 def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, fields: int, field_length: int, insert_order: str,
              consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
              chunk_cache_mb: int | None = None) -> YcsbMongo:
     """consistency and replication are Cassandra's settings: MongoDB runs with its default read and write concern."""
-    return YcsbMongo(cluster.uri, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                     insert_order=insert_order, distribution=distribution, tags=tags)
+    return in_namespace(YcsbMongo(cluster.uri, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
+                                  insert_order=insert_order, distribution=distribution, tags=tags), cluster)
