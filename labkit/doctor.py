@@ -60,6 +60,26 @@ def check_ports(hosts: tuple[str, ...] | None = None) -> Check:
     return Check("free ports", True, f"Cassandra ports {', '.join(map(str, CASSANDRA_PORTS))} free on {', '.join(hosts)}")
 
 
+def check_lessons_without_root() -> list[Check]:
+    """How this user's partitions and node budgets are made here (what a student on a lab server or a hub pod can run)."""
+    from .clusters.local import budgets
+    from .errors import ConfigError
+    from .faults.links import partition_kind
+
+    try:
+        kind = partition_kind()
+        partitions = Check("partitions", True, "iptables rules (root)" if kind == "iptables" else "toxiproxy links between the datacenters (no root needed)")
+    except ConfigError as exc:
+        partitions = Check("partitions", False, str(exc), "unset LABKIT_PARTITIONS or give iptables or toxiproxy")
+    backend, why = budgets.detect()
+    if backend is None:
+        cpu = Check("node CPU budgets", False, why, "budgeted lessons need writable control groups (root) here; the rest of the lab runs")
+    else:
+        way = "a helper pausing each node with signals (no root needed)" if backend.version == "signals" else f"control groups ({backend.version})"
+        cpu = Check("node CPU budgets", True, way)
+    return [partitions, cpu]
+
+
 def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
     checks = [
         Check("Python", sys.version_info >= (3, 11), sys.version.split()[0], "use Python 3.11 or newer", required=True),
@@ -77,6 +97,7 @@ def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
         compose_ok, compose_detail = compose_available()
         checks.append(Check("docker compose", compose_ok, compose_detail, "" if compose_ok else "install docker-compose-plugin for the compose provider"))
     checks.append(check_ports())
+    checks += check_lessons_without_root()
     engines = {}
     for engine in ENGINES:
         provider, reason = choose_provider(engine, docker)

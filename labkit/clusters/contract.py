@@ -34,6 +34,9 @@ class Capabilities:
     """`cpu_meter()` and `node_processes()` see the server processes (local ones only)."""
     adopt: bool = False
     """It can take over the cluster `labkit up` left running (`adopt`, `left_up`)."""
+    proxied_links: bool = False
+    """Its datacenters can be made to reach each other through toxiproxy (`internode_proxy=True`), and
+    `internode_links()` cuts and heals them without root (faults/links)."""
 
 
 NOTHING = Capabilities()

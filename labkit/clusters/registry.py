@@ -74,7 +74,7 @@ def stop_all(provider: str | None = None) -> list[str]:
     toxiproxy); return their names."""
     if provider in (None, "local"):
         heal_all()  # a partition left by a crashed lesson would confuse the next cluster
-        Toxiproxy().stop()
+        Toxiproxy.stop_all()
     stopped = []
     for meta, cls, directory in _recorded_clusters():
         if provider is not None and meta.get("provider") != provider:

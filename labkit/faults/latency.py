@@ -25,6 +25,12 @@ API_PORT = 8474
 
 
 def binary_path() -> Path:
+    """The host's shared build when an instructor provided one (`labkit provision --shared`), else this home's."""
+    from ..clusters.base import shared_cache
+
+    shared = shared_cache()
+    if shared is not None and (shared / "toxiproxy" / VERSION / "server").exists():
+        return shared / "toxiproxy" / VERSION / "server"
     return labkit_home() / "toxiproxy" / VERSION / "server"
 
 
@@ -52,11 +58,13 @@ def helper_address() -> str:
 
 
 class Toxiproxy:
-    """A toxiproxy server labkit started: create proxies to nodes and set their latency."""
+    """A toxiproxy server labkit started: create proxies to nodes and set their latency. Each server is one
+    instance per address (the lessons' WAN link on the helper address, a cluster's internode links on
+    another), found and stopped by its own run directory, which its command line names."""
 
     def __init__(self, host: str | None = None, port: int = API_PORT):
         self.host, self.port = host or helper_address(), port
-        self.directory = labkit_home() / "toxiproxy" / "run"
+        self.directory = labkit_home() / "toxiproxy" / f"run-{self.host}"
 
     @property
     def url(self) -> str:
@@ -66,8 +74,10 @@ class Toxiproxy:
         binary = install()
         self.stop()  # reap one an earlier run left
         self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "proxies.json").write_text("[]")  # none at start; named so the command line says whose server it is
         processes.spawn(
-            [str(binary), "-host", self.host, "-port", str(self.port), "-proxy-metrics=false", "-runtime-metrics=false"],
+            [str(binary), "-host", self.host, "-port", str(self.port), "-config", str(self.directory / "proxies.json"),
+             "-proxy-metrics=false", "-runtime-metrics=false"],
             cwd=self.directory,
             log=self.directory / "toxiproxy.log",
             pidfile=self.directory / "pid",
@@ -76,9 +86,19 @@ class Toxiproxy:
         return self
 
     def stop(self) -> None:
-        """Stop every toxiproxy server labkit started (its binary lives under labkit's cache)."""
-        for proc in processes.processes_under(binary_path().parent):
+        """Stop this instance (the server whose command line names its run directory), by PID."""
+        for proc in processes.processes_under(self.directory):
             processes.stop(proc, graceful=False)
+
+    @staticmethod
+    def stop_all() -> None:
+        """Stop every toxiproxy server this labkit home started (`labkit down`), none of another user's."""
+        for proc in processes.processes_under(labkit_home() / "toxiproxy"):
+            processes.stop(proc, graceful=False)
+
+    def enable(self, name: str, enabled: bool) -> None:
+        """Open or close proxy `name`: closed, it drops its connections and refuses new ones (a cut link)."""
+        self._call("POST", f"/proxies/{name}", {"enabled": enabled})
 
     def __enter__(self) -> "Toxiproxy":
         return self.start()

@@ -23,6 +23,7 @@ import psutil
 import pytest
 
 from labkit.clusters.local import loopback
+from labkit.faults.partition import rules
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -132,3 +133,15 @@ def test_two_students_run_a_pattern_on_their_own_clusters_at_the_same_time(stude
     for student in students:  # stopped by PID: a killed JVM may stay a zombie a moment until init reaps it, holding nothing
         assert not [p for p in psutil.process_iter(["username", "name", "status"])
                     if p.info["username"] == student.pw_name and p.info["name"] == "java" and p.info["status"] != psutil.STATUS_ZOMBIE]
+
+    # the UUID Key partition without root: each student's datacenters are cut through their own toxiproxy links
+    cut = both(students, shared_cache, "run", "uuid-key", "--phase", "partition", "--nodes", "2", "--threads", "4",
+               "--operations", "80", "--out", "partition.csv")
+    for student, (code, stdout, stderr) in zip(students, cut):
+        assert code == 0, stdout + stderr
+        rows = {r["approach"]: r for r in csv.DictReader((Path(student.pw_dir) / "partition.csv").open())}
+        assert {"naive", "pattern"} <= set(rows) and all(r["verify_state"] == "ok" for r in rows.values()), rows
+    assert not rules()  # no iptables rule was needed (nor could a student have made one)
+    for student in students:
+        assert not [p for p in psutil.process_iter(["username", "name", "status"])
+                    if p.info["username"] == student.pw_name and p.info["name"] in ("java", "server") and p.info["status"] != psutil.STATUS_ZOMBIE]

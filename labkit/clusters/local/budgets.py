@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError, NotAvailableError
+from . import signal_budgets
 
 DEFAULT_PERIOD_US = 10_000
 """CFS period: the budget is a quota of CPU time per period. Measured here side by side (primary-key
@@ -64,8 +65,28 @@ class Backend:
         return self.root / "labkit"
 
 
+SIGNALS_FALLBACK = False
+"""Whether budgets fall back to the signal helper (signal_budgets) where control groups are not writable;
+decided by benchmarks/unprivileged_budgets.py (see its results)."""
+
+
+def _by_signals() -> bool:
+    """Budgets through the signal helper: asked for (LABKIT_BUDGETS=signals), or the fallback here."""
+    return signal_budgets.wanted() or (SIGNALS_FALLBACK and _detect_cgroups()[0] is None and sys.platform.startswith("linux"))
+
+
+def _is_signals_group(group: Path) -> bool:
+    return (group / "quota").exists()
+
+
 def detect() -> tuple[Backend | None, str]:
     """(backend, "") where budgets can be set here, else (None, why not)."""
+    if _by_signals():
+        return Backend("signals", Path("/proc")), ""
+    return _detect_cgroups()
+
+
+def _detect_cgroups() -> tuple[Backend | None, str]:
     if not sys.platform.startswith("linux"):
         return None, f"control groups are Linux only (this is {sys.platform})"
     root = Path(os.environ.get("LABKIT_CGROUP_CPU_ROOT", "")) if os.environ.get("LABKIT_CGROUP_CPU_ROOT") else None
@@ -121,6 +142,8 @@ def cluster_group(directory: Path) -> str:
 def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = DEFAULT_PERIOD_US) -> Path:
     """Put process `pid` (all its threads, and threads it starts later) under a budget of `cores`."""
     backend = require()
+    if backend.version == "signals":
+        return signal_budgets.apply(directory, node, pid, cores)
     group = backend.home / cluster_group(directory) / node
     if backend.version == "v2":
         _enable_cpu_controller(backend, group)
@@ -141,6 +164,8 @@ def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = D
 def set_quota(group: Path, cores: float | None) -> None:
     """Change the quota of an existing group in place, keeping its CFS period; None lifts it (the members
     stay in the group)."""
+    if _is_signals_group(group):
+        return signal_budgets.set_quota(group, cores)
     period_us = _period_of(group)
     quota = -1 if cores is None else max(1000, int(round(cores * period_us)))
     if (group / "cpu.cfs_quota_us").exists():
@@ -156,7 +181,10 @@ def _period_of(group: Path) -> int:
 
 
 def group_of(directory: Path, node: str) -> Path | None:
-    backend, _ = detect()
+    signalled = signal_budgets.group_of(directory, node)
+    if signalled is not None:
+        return signalled
+    backend, _ = _detect_cgroups()
     if backend is None:
         return None
     group = backend.home / cluster_group(directory) / node
@@ -165,6 +193,8 @@ def group_of(directory: Path, node: str) -> Path | None:
 
 def budget_of(group: Path) -> tuple[float, int] | None:
     """(cores, period_us) set on `group`, or None when it has no quota."""
+    if _is_signals_group(group):
+        return signal_budgets.budget_of(group)
     if (group / "cpu.cfs_quota_us").exists():
         quota, period = int(_read(group / "cpu.cfs_quota_us")), int(_read(group / "cpu.cfs_period_us"))
     else:
@@ -177,6 +207,8 @@ def budget_of(group: Path) -> tuple[float, int] | None:
 
 def throttling(group: Path) -> dict[str, float]:
     """The group's cumulative throttling counters: periods, throttled periods, throttled seconds."""
+    if _is_signals_group(group):
+        return signal_budgets.throttling(group)
     stat = dict(line.split() for line in _read(group / "cpu.stat").splitlines() if len(line.split()) == 2)
     if "throttled_time" in stat:  # v1: nanoseconds
         throttled_s = int(stat["throttled_time"]) / 1e9
@@ -187,6 +219,8 @@ def throttling(group: Path) -> dict[str, float]:
 
 def threads_outside(directory: Path, node: str, pid: int) -> list[int]:
     """Threads of `pid` that are not in the node's group (empty when the budget holds them all)."""
+    if signal_budgets.group_of(directory, node) is not None:
+        return []  # a signal pauses the whole process: no thread is outside
     backend = require()
     group = backend.home / cluster_group(directory) / node
     return [tid for tid in _threads(pid) if not _in_group(tid, group, backend)]
@@ -195,12 +229,12 @@ def threads_outside(directory: Path, node: str, pid: int) -> list[int]:
 def remove(directory: Path, node: str | None = None) -> list[Path]:
     """Remove the cluster's groups (or one node's). Processes still inside go back to the root group
     first (a group with members cannot be removed); returns the groups removed."""
-    backend, _ = detect()
+    removed = signal_budgets.remove(directory, node) if signal_budgets.root(directory).exists() else []
+    backend, _ = _detect_cgroups()
     if backend is None:
-        return []
+        return removed
     top = backend.home / cluster_group(directory)
     targets = [top / node] if node else ([*sorted(p for p in top.iterdir() if p.is_dir()), top] if top.exists() else [])
-    removed = []
     for group in targets:
         if group.exists() and _rmdir(group, backend):
             removed.append(group)
@@ -211,8 +245,8 @@ def remove(directory: Path, node: str | None = None) -> list[Path]:
 
 
 def leftover_groups() -> list[Path]:
-    """Every group labkit made on this machine (for tests and `labkit status`)."""
-    backend, _ = detect()
+    """Every control group labkit made on this machine (for tests and `labkit status`)."""
+    backend, _ = _detect_cgroups()
     if backend is None or not backend.home.exists():
         return []
     return [backend.home, *sorted(p for p in backend.home.rglob("*") if p.is_dir())]

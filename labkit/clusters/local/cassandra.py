@@ -157,7 +157,8 @@ class LocalCassandraCluster:
 
     provider = "local"
     engine = "cassandra"
-    capabilities = Capabilities(resize=True, budgets=True, datacenters=True, membership=True, admin=True, server_cpu=True, adopt=True)
+    capabilities = Capabilities(resize=True, budgets=True, datacenters=True, membership=True, admin=True, server_cpu=True, adopt=True,
+                                proxied_links=True)
 
     def __init__(
         self,
@@ -168,10 +169,13 @@ class LocalCassandraCluster:
         detached: bool = False,
         node_cpu: float | None = None,
         chunk_cache_mb: int | None = None,
+        internode_proxy: bool = False,
     ):
         """`node_cpu`: CPU budget of each node in cores (e.g. 0.15), applied once a node is ready (starting
         under a budget would take minutes); None lets every node use all of the machine's cores.
-        `chunk_cache_mb`: each node's chunk cache in MiB (None: Cassandra's default, no chunk cache)."""
+        `chunk_cache_mb`: each node's chunk cache in MiB (None: Cassandra's default, no chunk cache).
+        `internode_proxy`: the datacenters reach each other only through toxiproxy, so they can be cut apart
+        without root (`internode_links()`, faults/links)."""
         if isinstance(nodes, bool) or not isinstance(nodes, int) or not 1 <= nodes <= MAX_NODES:
             raise ConfigError(f"nodes must be a whole number from 1 to {MAX_NODES}; got {nodes!r}")
         if dcs not in (1, 2):
@@ -188,15 +192,39 @@ class LocalCassandraCluster:
         self.startup_timeout = startup_timeout or 30 + 15 * nodes
         self.detached = detached  # started by `labkit up`: survives the starting process
         self.loopback = loopback.own_range()
+        self.internode_proxy = bool(internode_proxy)
         layout = dc_layout(nodes, dcs)
         tokens = tokens_for(layout)
-        self.nodes = [
-            CassandraNode(self, NodeSpec(i, self.loopback.address(i), dc, "rack1", tokens[i - 1], JMX_PORT, str(self.directory / f"node{i}")))
-            for i, dc in zip(range(1, nodes + 1), layout)
-        ]
+        self.nodes = [CassandraNode(self, self._spec(i, dc, tokens[i - 1])) for i, dc in zip(range(1, nodes + 1), layout)]
         self._sessions: list[Any] = []
         self._server_version: str | None = None
         self.adopted = False  # found running (started by `labkit up`), not started by this object: see adopt()
+
+    def _spec(self, index: int, dc: str, token: int, bootstrap: bool = False) -> NodeSpec:
+        broadcast = self.loopback.address(loopback.BROADCAST_OFFSET + index) if self.internode_proxy else None
+        return NodeSpec(index, self.loopback.address(index), dc, "rack1", token, JMX_PORT, str(self.directory / f"node{index}"),
+                        bootstrap=bootstrap, broadcast=broadcast)
+
+    # ---- internode links through toxiproxy (partitions without root) -----------------------------
+
+    def _links_server(self):
+        from ...faults.latency import Toxiproxy
+
+        return Toxiproxy(host=self.loopback.address(loopback.LINKS_INDEX))
+
+    def _link(self, node: "CassandraNode") -> None:
+        """The proxy in front of the node's storage port, where the other datacenter reaches it."""
+        self._links_server().proxy(f"internode-{node.name}", listen=f"{node.spec.broadcast}:{STORAGE_PORT}",
+                                   upstream=f"{node.address}:{STORAGE_PORT}")
+
+    def internode_links(self):
+        """What cuts and heals the datacenters' links: the proxies when the cluster has them, else iptables."""
+        from ...faults.links import IptablesLinks, ProxiedLinks
+
+        if not self.internode_proxy:
+            return IptablesLinks()
+        server = self._links_server()
+        return ProxiedLinks(server.host, server.port, {n.address: f"internode-{n.name}" for n in self.nodes})
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
@@ -217,11 +245,15 @@ class LocalCassandraCluster:
         self._check_ports()
         memory.admit(len(self.nodes))  # after the reap: a leftover cluster's memory is free again
         self.directory.mkdir(parents=True, exist_ok=True)
-        seeds = [n.address for n in self.nodes]
+        seeds = [n.spec.ring_address for n in self.nodes]
         for node in self.nodes:
             write_node_files(node.spec, seeds, "labkit", self.chunk_cache_mb)
         self._save_state()
         exit_guard.track(self)
+        if self.internode_proxy:
+            self._links_server().start()  # before the nodes: it is how they reach each other's datacenter
+            for node in self.nodes:
+                self._link(node)
         for node in self.nodes:
             node.launch()
         try:
@@ -250,8 +282,12 @@ class LocalCassandraCluster:
 
     def held_addresses(self) -> list[tuple[str, int]]:
         """Every loopback address and port the nodes listen on (CQL, storage, JMX)."""
-        return [(host, port) for node in self.nodes
+        held = [(host, port) for node in self.nodes
                 for host, port in ((node.address, CQL_PORT), (node.address, STORAGE_PORT), (node.address, node.spec.jmx_port))]
+        if self.internode_proxy:
+            links = self._links_server()
+            held += [(n.spec.broadcast, STORAGE_PORT) for n in self.nodes] + [(links.host, links.port)]
+        return held
 
     @property
     def owner(self) -> str:
@@ -284,8 +320,10 @@ class LocalCassandraCluster:
         """Every port a node needs must be free; a just-killed JVM may hold them a moment longer."""
         deadline = time.monotonic() + grace
         for node in self.nodes:
-            for port in (CQL_PORT, STORAGE_PORT, node.spec.jmx_port):
-                host = node.address
+            wanted = [(node.address, CQL_PORT), (node.address, STORAGE_PORT), (node.address, node.spec.jmx_port)]
+            if node.spec.broadcast:
+                wanted.append((node.spec.broadcast, STORAGE_PORT))
+            for host, port in wanted:
                 while processes.port_open(host, port):
                     if time.monotonic() > deadline:
                         raise LabkitError(port_taken_message(node.name, host, port, self.loopback))
@@ -301,6 +339,7 @@ class LocalCassandraCluster:
             "owner_pid": None if self.detached else os.getpid(),
             "node_cpu": self.node_cpu,
             "chunk_cache_mb": self.chunk_cache_mb,
+            "internode_proxy": self.internode_proxy,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "nodes": [n.spec.__dict__ for n in self.nodes],
         }
@@ -323,7 +362,9 @@ class LocalCassandraCluster:
             return all(processes.port_open(n.address, CQL_PORT) for n in nodes)
 
         processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
-        every = {n.address for n in self.live_nodes()}
+        ring = {n.address: n.spec.ring_address for n in self.nodes}  # how gossip and system.peers name each node
+        every = {n.address for n in self.live_nodes()}  # how the driver names them (their own addresses)
+        every_in_ring = {ring[a] for a in every}
         session = cql.connect([n.address for n in nodes], metadata=False)
         try:
             def converged() -> bool:
@@ -339,7 +380,7 @@ class LocalCassandraCluster:
                         local = session.execute("SELECT schema_version FROM system.local", host=hosts[address]).one()
                     except Exception:
                         return False
-                    if not _sees_whole_ring(address, every, peers, gossip):
+                    if not _sees_whole_ring(ring[address], every_in_ring, peers, gossip):
                         return False
                     versions.add(local.schema_version)
                 return len(versions) == 1
@@ -364,7 +405,8 @@ class LocalCassandraCluster:
             return None
         if state.get("owner_pid") is not None or state.get("provider") != "local":
             return None
-        wanted = cls(nodes=nodes, dcs=dcs, version=version, detached=True, node_cpu=node_cpu, chunk_cache_mb=chunk_cache_mb)
+        proxied = bool(_options.get("internode_proxy", False))
+        wanted = cls(nodes=nodes, dcs=dcs, version=version, detached=True, node_cpu=node_cpu, chunk_cache_mb=chunk_cache_mb, internode_proxy=proxied)
         recorded = (state.get("nodes"), state.get("dcs"), state.get("node_cpu"), state.get("chunk_cache_mb"), state.get("version"))
         if recorded != ([n.spec.__dict__ for n in wanted.nodes], dcs, wanted.node_cpu, chunk_cache_mb, version):
             return None
@@ -404,6 +446,8 @@ class LocalCassandraCluster:
         self.release()
         for node in self.nodes:
             node.stop() if graceful else node.kill()
+        if self.internode_proxy:
+            self._links_server().stop()
         reap(self.directory)  # also removes the nodes' CPU budget groups
         exit_guard.untrack(self)
 
@@ -496,9 +540,11 @@ class LocalCassandraCluster:
         memory.admit(1, starting="add a node")
         index = max(n.spec.index for n in self.nodes) + 1
         token = split_largest_range([n.spec.token for n in self.nodes if n.spec.dc == dc])
-        spec = NodeSpec(index, self.loopback.address(index), dc, "rack1", token, JMX_PORT, str(self.directory / f"node{index}"), bootstrap=True)
+        spec = self._spec(index, dc, token, bootstrap=True)
         node = CassandraNode(self, spec)
-        write_node_files(spec, self.addresses, "labkit", self.chunk_cache_mb)
+        write_node_files(spec, [n.spec.ring_address for n in self.nodes], "labkit", self.chunk_cache_mb)
+        if self.internode_proxy:
+            self._link(node)
         self.nodes.append(node)
         self._save_state()
         node.launch()

@@ -85,6 +85,14 @@ class NodeSpec:
     jmx_port: int
     directory: str
     bootstrap: bool = False
+    broadcast: str | None = None
+    """The address other datacenters reach this node at, when it differs from its own (a toxiproxy in front
+    of its storage port: partitions without root, see faults/links); None: its own address."""
+
+    @property
+    def ring_address(self) -> str:
+        """How the ring (gossip, nodetool, system.peers) names this node."""
+        return self.broadcast or self.address
 
     @property
     def name(self) -> str:
@@ -152,6 +160,7 @@ def cassandra_yaml(node: NodeSpec, seeds: list[str], cluster_name: str, chunk_ca
             {"class_name": "org.apache.cassandra.locator.SimpleSeedProvider", "parameters": [{"seeds": ",".join(f"{s}:{STORAGE_PORT}" for s in seeds)}]}
         ],
         "listen_address": node.address,
+        **({"broadcast_address": node.broadcast} if node.broadcast else {}),
         "rpc_address": node.address,
         "storage_port": STORAGE_PORT,
         "native_transport_port": CQL_PORT,

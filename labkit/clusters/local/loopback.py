@@ -28,6 +28,10 @@ CLAIMS = Path(os.environ.get("LABKIT_LOOPBACK_CLAIMS", "/tmp/labkit-loopback"))
 OVERRIDE = "LABKIT_LOOPBACK"
 HELPER_INDEX = 250
 """The range's address for helpers a lesson starts beside the nodes (toxiproxy's API and its proxies)."""
+LINKS_INDEX = 251
+"""The range's address for the toxiproxy a cluster's internode links go through (partitions without root)."""
+BROADCAST_OFFSET = 100
+"""Node i's second address, 127.X.Y.(100+i), where the other datacenter reaches it through that proxy."""
 _PREFIX = re.compile(r"^127\.(\d{1,3})\.(\d{1,3})$")
 PROBE_PORTS = (9042, 7000, 7199)
 """A candidate range whose first address answers on one of a node's ports is someone else's."""

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...runner import Transaction
 from .cassandra import UuidKey as _Binding
 from ...engines import cassandra as cql
+from ...clusters.contract import capabilities_of
 from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY_PORT, UuidKey, converge
 from .core import REGIONS
 
@@ -112,6 +113,8 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
 
     def uuids(report: CheckReport) -> bool:
         workload = workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster))
+        if capabilities_of(cluster).proxied_links:
+            workload.links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
         return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
 
     return check_all(f"UUID Key exercise ({workload_class.__name__})", [own, counter, uuid_path, uuids])
