@@ -21,7 +21,7 @@ from labkit.clusters.local import budgets
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.clusters.registry import clusters_dir
 
-pytestmark = pytest.mark.skipif(budgets.detect()[0] is None, reason=f"no writable cgroup cpu controller here: {budgets.detect()[1]}")
+pytestmark = pytest.mark.skipif(not budgets.cgroups_writable(), reason=f"no writable cgroup cpu controller here: {budgets.detect()[1]}")
 
 BUDGET = 0.15
 

@@ -142,6 +142,15 @@ def test_two_students_run_a_pattern_on_their_own_clusters_at_the_same_time(stude
         rows = {r["approach"]: r for r in csv.DictReader((Path(student.pw_dir) / "partition.csv").open())}
         assert {"naive", "pattern"} <= set(rows) and all(r["verify_state"] == "ok" for r in rows.values()), rows
     assert not rules()  # no iptables rule was needed (nor could a student have made one)
+
+    # budgeted nodes without root: the signal helper holds each student's nodes to 0.15 core
+    held = both(students, shared_cache, "run", "index-table", "--phase", "login", "--nodes", "2", "--node-cpu", "0.15", "--threads", "8",
+                "--operations", "200", "--set", "users=500", "--approaches", "pattern", "--out", "budgeted.csv")
+    for student, (code, stdout, stderr) in zip(students, held):
+        assert code == 0, stdout + stderr
+        [row] = list(csv.DictReader((Path(student.pw_dir) / "budgeted.csv").open()))
+        assert row["node_cpu"] == "0.15" and row["verify_state"] == "ok", row
+        assert float(row["node_busy_max"]) <= 1.25, row  # a node's CPU over the window stays near its budget (share of 0.15 core)
     for student in students:
         assert not [p for p in psutil.process_iter(["username", "name", "status"])
                     if p.info["username"] == student.pw_name and p.info["name"] in ("java", "server") and p.info["status"] != psutil.STATUS_ZOMBIE]
