@@ -53,10 +53,9 @@ def namespaced(name: str, namespace: str) -> str:
     return f"{namespace}_{name}" if namespace else name
 
 
-def is_own(name: str, namespace: str, bases: set[str]) -> bool:
-    """Whether a keyspace is this namespace's: its prefix, or (without a namespace) one of the lab's own
-    base names unprefixed."""
-    return name.startswith(namespace + "_") if namespace else name in bases
+def is_own(name: str, namespace: str) -> bool:
+    """Whether a keyspace (or database) carries this namespace's prefix."""
+    return bool(namespace) and name.startswith(namespace + "_")
 
 
 class Namespaced:

@@ -90,7 +90,7 @@ class CassandraWorkload(Namespaced, BaseWorkload):
             return None
         own = foreign = 0
         for keyspace, count in cql.requests_by_keyspace(self.session).items():
-            if is_own(keyspace, self.namespace, set()):
+            if is_own(keyspace, self.namespace):
                 own += count
             else:
                 foreign += count

@@ -205,7 +205,9 @@ def run_under_load(
     info = cluster.info()
     labels = {"engine": info.engine, "server_version": info.server_version, "provider": info.provider, "threads": threads,
               "machine_cores": os.cpu_count() or 1, **_labels(cluster, "before")}
-    tactic.prepare(cluster, workload)
+    meter = cluster.cpu_meter()  # None where the lab cannot see the servers
+    with budgets_lifted(meter, settle=False):  # not measured: dropping an earlier run's index must not crawl at 0.15 core
+        tactic.prepare(cluster, workload)
     operations = int(rate * (before_s + expect_s + after_s))
     released = threading.Event()
     zero: list[float] = []
@@ -238,7 +240,6 @@ def run_under_load(
 
     applier = threading.Thread(target=apply_later, name=f"labkit-tactic-{tactic.name}", daemon=True)
     applier.start()
-    meter = cluster.cpu_meter()  # None where the lab cannot see the servers
     say(f"{kind} load at {rate:g}/s for about {before_s + expect_s + after_s:.0f} s; {tactic.title} at {before_s:g} s")
     try:
         with CpuSampler(cluster) as sampler:
@@ -250,15 +251,15 @@ def run_under_load(
                 stop_waiting.set()  # the load ended before the tactic's moment came: it is not applied
             released.set()  # a run that never released (interrupted early) must not leave the applier waiting
             applier.join()
-        if result.complete:
-            with budgets_lifted(meter, settle=False):  # not measured: a budgeted node must not time the check out
-                result.verification = verified(workload)
         evidence_after: dict[str, Any] = {}
-        if "error" not in moments and "started" in moments:
-            try:
-                evidence_after = tactic.evidence(cluster, workload)
-            except Exception as exc:
-                moments["error"] = f"after the run the server no longer confirms the tactic: {exc}"
+        with budgets_lifted(meter, settle=False):  # not measured: a budgeted node must not time the checks out
+            if result.complete:
+                result.verification = verified(workload)
+            if "error" not in moments and "started" in moments:
+                try:
+                    evidence_after = tactic.evidence(cluster, workload)
+                except Exception as exc:
+                    moments["error"] = f"after the run the server no longer confirms the tactic: {exc}"
     finally:
         close = getattr(workload, "close_process", None)
         if callable(close):

@@ -15,13 +15,13 @@ import errno
 import hashlib
 import json
 import os
-import pwd
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError
 from ..base import labkit_home
+from ..contract import current_user
 
 CLAIMS = Path(os.environ.get("LABKIT_LOOPBACK_CLAIMS", "/tmp/labkit-loopback"))
 """Where the ranges in use on this host are claimed: shared by every user, so it lives outside any home."""
@@ -67,13 +67,6 @@ class Claim:
     home: str
     user: str
     uid: int
-
-
-def _user() -> str:
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return str(os.getuid())
 
 
 def candidates(home: Path, count: int = 64) -> list[str]:
@@ -160,16 +153,24 @@ def _try_claim(prefix: str, home: Path, user: str) -> bool:
     return True
 
 
+def _override() -> str | None:
+    """LABKIT_LOOPBACK, checked, or None."""
+    chosen = os.environ.get(OVERRIDE, "").strip()
+    if not chosen:
+        return None
+    m = _PREFIX.match(chosen)
+    if not m or not (0 <= int(m.group(1)) <= 255 and 0 <= int(m.group(2)) <= 255):
+        raise ConfigError(f"{OVERRIDE} must be three parts of a loopback address, 127.X.Y (X, Y from 0 to 255); got {chosen!r}")
+    return chosen
+
+
 def own_range(home: Path | None = None) -> LoopbackRange:
     """This home's range: LABKIT_LOOPBACK if set, else the one it claimed before, else the first free
     candidate (claimed now). Raises with what to do when none of 64 candidates is free."""
     home = (home or labkit_home()).expanduser().resolve()
-    user = _user()
-    chosen = os.environ.get(OVERRIDE, "").strip()
+    user = current_user()
+    chosen = _override()
     if chosen:
-        m = _PREFIX.match(chosen)
-        if not m or not (0 <= int(m.group(1)) <= 255 and 0 <= int(m.group(2)) <= 255):
-            raise ConfigError(f"{OVERRIDE} must be three parts of a loopback address, 127.X.Y (X, Y from 0 to 255); got {chosen!r}")
         return LoopbackRange(chosen, str(home), user)
     remembered = home / "loopback.json"
     if remembered.exists():
@@ -201,7 +202,7 @@ def owner_of(address: str) -> Claim | None:
 
 def _known_prefix() -> str | None:
     """This home's range if it has one already (looking only: status must not claim one)."""
-    chosen = os.environ.get(OVERRIDE, "").strip()
+    chosen = _override()
     if chosen:
         return chosen
     try:
