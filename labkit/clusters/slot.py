@@ -33,6 +33,7 @@ class ClusterSlot:
         """What `labkit up` left running that does not match (it is replaced, and the slot says so)."""
         self.options: dict[str, Any] | None = None
         """The provider options every cluster of the slot starts with (e.g. {"dcs": 2}); None: not known."""
+        self._cold = False  # the running cluster has had no run yet (a sweep gives it a warm-up block first)
 
     @classmethod
     def for_engine(
@@ -92,7 +93,7 @@ class ClusterSlot:
         elif self.adopt is not None:
             found = self.adopt(nodes, node_cpu=self._node_cpu)
             if found is not None:
-                self.cluster = found
+                self.cluster, self._cold = found, True
                 self.on_change(f"using the cluster `labkit up` started: {found.info().display} (it stays up afterwards; `labkit down` stops it)")
                 return found
             other = self.left_up()
@@ -100,8 +101,14 @@ class ClusterSlot:
                 self.on_change(f"stopping the cluster `labkit up` started ({other}): this run asks for another shape")
         self.on_change(f"starting a {nodes}-node cluster (about {5 + 5 * nodes} s)")
         self.cluster = self._start(nodes) if self._node_cpu is None else self._start(nodes, node_cpu=self._node_cpu)
+        self._cold = True
         self.on_change(f"ready: {self.cluster.info().display}")
         return self.cluster
+
+    def take_cold(self) -> bool:
+        """True once for each cluster the slot started or adopted, before its first sweep warms it up."""
+        cold, self._cold = self._cold, False
+        return cold
 
     def _adopted(self) -> bool:
         """The running cluster is the one `labkit up` left (it stays up after the slot lets it go)."""

@@ -22,6 +22,9 @@ from ..errors import ConfigError, NotAvailableError
 
 PROFILES = ("quick", "classroom")
 """quick: minutes, what CI and `make run` use; classroom: the source's shapes scaled to a 2-core laptop."""
+CLASSROOM_REPEATS = 3
+"""Each point of a classroom sweep runs at least this often (interleaved), so its ratios carry a 95% interval
+(results.intervals); quick sweeps keep their own count and say "too few repeats for an interval"."""
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,8 @@ class NamedSweep:
     node_cpu: float | None = None
     """CPU budget of each node in cores, for a budgeted sweep (None: nodes share the machine)."""
     repeats: int = 1
-    """Runs of each point one after another (the volume test: runs that keep what the last one wrote)."""
+    """Runs of each point, one per block, the approaches alternating within the blocks (the volume test: runs
+    that keep what the last one wrote); a classroom sweep has at least CLASSROOM_REPEATS."""
     targets: tuple[float, ...] = ()
     """Offered loads in transactions/s, one paced run each (an offered-load sweep); empty: closed loop."""
     target_seconds: float | None = None
@@ -220,6 +224,8 @@ class Pattern:
         for key in ("nodes", "threads", "targets", "approaches"):
             if key in changes:
                 changes[key] = tuple(changes[key])
+        if profile == "classroom" and "repeats" not in changes:
+            changes["repeats"] = max(sweeps[name].repeats, CLASSROOM_REPEATS)
         size = dataclasses.replace(sweeps[name], **changes)
         self.resolve(size.phase, size.settings)
         return size

@@ -125,7 +125,8 @@ class PatternSweep:
             with self._opened_resources() as extra:
                 self.resources = dict(extra)
                 yield from sweep(self.plan, cluster_for=cluster_for, workload_for=workload_for, store=store, cancel=cancel,
-                                 on_result=on_result, progress=progress, server_meter_for=slot.cpu_meter, echo=echo)
+                                 on_result=on_result, progress=progress, server_meter_for=slot.cpu_meter, echo=echo,
+                                 cold=slot.take_cold)
         finally:
             if own:
                 slot.stop()

@@ -82,7 +82,15 @@ class SweepPlan:
 
     past_knee: int | None = None
     """With targets: after this many overloaded offered loads in a row (results.offered_load.keeps_up),
-    skip the higher ones of that curve; the knee is already found and each further load only takes longer."""
+    skip the higher ones of that curve; the knee is already found and each further load only takes longer.
+    With repeats, an offered load counts as overloaded when most of its repeats did not keep up."""
+    warmup_block: bool = True
+    """Before the first measured run on a cluster the sweep started (or found cold), run every approach once
+    at the first point, unmeasured: the first runs on a fresh cluster (cold caches, JIT, a budget's first
+    periods) land far from the later ones, and would otherwise fall on whichever approach runs first."""
+    control: str | None = None
+    """An A/A control: this approach runs twice in every block, the second time recorded with
+    control_copy=True; the spread of copy / first is the noise floor of the sweep (results.intervals)."""
 
     def operations_at(self, target: float | None) -> int:
         """Transactions of one run at an offered load."""
@@ -109,8 +117,11 @@ class SweepPlan:
         for n in self.nodes:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ConfigError(f"node counts must be whole numbers of at least 1; got {n!r}")
-        if self.repeats < 1:
-            raise ConfigError(f"repeats must be at least 1; got {self.repeats}")
+        if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
+            raise ConfigError(f"repeats must be a whole number of at least 1; got {self.repeats!r}")
+        if self.control is not None and self.control not in self.approaches:
+            raise ConfigError(f"the A/A control runs one of the sweep's approaches twice per block: {self.control!r} is not among "
+                              f"{', '.join(self.approaches)}")
 
     def client_advice(self) -> str | None:
         """Before anything runs: a sentence when some point asks one process for more threads than it
@@ -132,9 +143,17 @@ class SweepPlan:
         return head + (f"this machine has {cores} cores for the client and the servers together, so more processes would not help: "
                        "the `limit` column will say which points the client held back.")
 
+    def block(self, repeat: int) -> list[tuple[str, bool]]:
+        """The approaches of one block in the order they run, as (approach, control copy): the given order in
+        even repeats and reversed in odd ones (A B, B A, A B: ABBA), so neither approach always runs first."""
+        order = [(a, False) for a in self.approaches] + ([(self.control, True)] if self.control else [])
+        return order if repeat % 2 == 0 else order[::-1]
+
     @property
     def runs(self) -> int:
-        return len(self.nodes) * len(self.approaches) * len(self.threads) * len(self.targets) * self.repeats
+        """Measured runs (the warm-up blocks are not counted)."""
+        per_block = len(self.approaches) + (1 if self.control else 0)
+        return len(self.nodes) * per_block * len(self.threads) * len(self.targets) * self.repeats
 
 
 def sweep(
@@ -148,15 +167,19 @@ def sweep(
     progress: Callable[[int, int], None] | None = None,
     server_meter_for: Callable[[], Any] | None = None,
     echo: Callable[[str], None] | None = None,
+    cold: Callable[[], bool] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Run the plan and yield one row per run, appending each to `store` as soon as it is measured.
+    """Run the plan and yield one row per measured run, appending each to `store` as soon as it is measured.
 
-    `cluster_for(n)` makes (or resizes to) an n-node cluster and describes it; `workload_for(approach,
-    cluster)` builds a fresh workload for one run. A cancelled run is still recorded (complete=False),
-    then the sweep ends; an exception ends it too, but every row measured before it is already stored.
-    `server_meter_for()` (e.g. `ClusterSlot.cpu_meter`) gives each run a meter of the nodes' CPU, for
-    server CPU per transaction and the `limit` column. `echo` gets the plan's client advice (if any)
-    before the first run.
+    The order: for each node count, each point (threads, offered load), each repeat (a block), every
+    approach once, in the order `plan.block(repeat)` gives; each row records its `repeat` and its `order`
+    in the block. `cluster_for(n)` makes (or resizes to) an n-node cluster and describes it; `cold()` says
+    whether that cluster has had no run yet (None: every cluster_for is a fresh cluster), and a cold one
+    gets the plan's warm-up block first. `workload_for(approach, cluster)` builds a fresh workload for one
+    run. A cancelled run is still recorded (complete=False), then the sweep ends; an exception ends it too,
+    but every row measured before it is already stored. `server_meter_for()` (e.g. `ClusterSlot.cpu_meter`)
+    gives each run a meter of the nodes' CPU, for server CPU per transaction and the `limit` column. `echo`
+    gets the plan's client advice (if any) before the first run.
     """
     plan.check()
     advice = plan.client_advice()
@@ -165,52 +188,66 @@ def sweep(
     if store is not None and not isinstance(store, ResultsStore):
         store = ResultsStore(store)
     cancel = cancel or threading.Event()
+
+    def one_run(approach: str, cluster: ClusterInfo, threads: int, target: float | None) -> RunResult:
+        workload = workload_for(approach, cluster)
+        options = {"workers": SWEEP_WORKERS, **plan.run_options}
+        if target is not None:
+            options["target_rate"] = target
+        try:
+            return run(workload, threads=threads, operations=plan.operations_at(target), processes=plan.processes, cancel=cancel,
+                       progress=progress, server_meter=server_meter_for() if server_meter_for else None, **options)
+        finally:
+            close = getattr(workload, "close_process", None)
+            if callable(close):
+                close()  # the driver connections of this run's workload
+
     for nodes in plan.nodes:
         cluster = cluster_for(nodes)
-        for approach in plan.approaches:
-            overloaded: dict[int, int] = {}  # threads -> offered loads in a row the cluster did not keep up with
-            for threads, target, repeat in itertools.product(plan.threads, plan.targets, range(plan.repeats)):
+        warmed = plan.warmup_block and (cold() if cold is not None else True)
+        if warmed:
+            first_threads, first_target = plan.threads[0], plan.targets[0]
+            if echo is not None:
+                echo(f"warm-up block on the {nodes}-node cluster (not measured): {', '.join(plan.approaches)} once each at {first_threads} threads")
+            for approach in plan.approaches:
                 if cancel.is_set():
                     return
-                if target is not None and plan.past_knee is not None and overloaded.get(threads, 0) >= plan.past_knee:
-                    continue
-                workload = workload_for(approach, cluster)
-                options = {"workers": SWEEP_WORKERS, **plan.run_options}
-                if target is not None:
-                    options["target_rate"] = target
-                try:
-                    result = run(
-                        workload,
-                        threads=threads,
-                        operations=plan.operations_at(target),
-                        processes=plan.processes,
-                        cancel=cancel,
-                        progress=progress,
-                        server_meter=server_meter_for() if server_meter_for else None,
-                        **options,
-                    )
-                finally:
-                    close = getattr(workload, "close_process", None)
-                    if callable(close):
-                        close()  # the driver connections of this run's workload
-                row = run_metadata(
-                    cluster,
-                    pattern=plan.pattern,
-                    approach=approach,
-                    threads=threads,
-                    processes=result.processes,
-                    operations=plan.operations_at(target),
-                    repeat=repeat,
-                )
-                row.update({k: v for k, v in plan.labels.items() if k not in row})
-                row.update({k: v for k, v in result.to_row().items() if k not in row})
-                if target is not None:
-                    overloaded[threads] = 0 if keeps_up(row) else overloaded.get(threads, 0) + 1
-                if store is not None:
-                    store.append(row)
-                sink.record(row)  # a batch run's copy for its report (nothing outside `make run`)
-                if on_result is not None:
-                    on_result(row, result)
-                yield row
+                result = one_run(approach, cluster, first_threads, first_target)
+                if result.verification is not None and not result.verification.ok and echo is not None:
+                    echo(f"the warm-up run of {approach} failed its verification: {'; '.join(result.verification.problems)}")
                 if not result.complete:
                     return
+        overloaded: dict[tuple[str, int], int] = {}  # (approach, threads) -> offered loads in a row the cluster did not keep up with
+        for threads, target in itertools.product(plan.threads, plan.targets):
+            kept_up: dict[str, list[bool]] = {}
+            for repeat in range(plan.repeats):
+                for order, (approach, copy) in enumerate(plan.block(repeat)):
+                    if cancel.is_set():
+                        return
+                    if target is not None and plan.past_knee is not None and overloaded.get((approach, threads), 0) >= plan.past_knee:
+                        continue
+                    result = one_run(approach, cluster, threads, target)
+                    row = run_metadata(
+                        cluster,
+                        pattern=plan.pattern,
+                        approach=approach,
+                        threads=threads,
+                        processes=result.processes,
+                        operations=plan.operations_at(target),
+                        repeat=repeat,
+                    )
+                    row.update({"order": order, "control_copy": copy, "warmup_block": warmed})
+                    row.update({k: v for k, v in plan.labels.items() if k not in row})
+                    row.update({k: v for k, v in result.to_row().items() if k not in row})
+                    if target is not None and not copy:
+                        kept_up.setdefault(approach, []).append(keeps_up(row))
+                    if store is not None:
+                        store.append(row)
+                    sink.record(row)  # a batch run's copy for its report (nothing outside `make run`)
+                    if on_result is not None:
+                        on_result(row, result)
+                    yield row
+                    if not result.complete:
+                        return
+            for approach, runs in kept_up.items():  # most repeats overloaded: this offered load is past the knee
+                overloaded[(approach, threads)] = overloaded.get((approach, threads), 0) + 1 if sum(runs) * 2 < len(runs) else 0

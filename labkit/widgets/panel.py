@@ -69,6 +69,7 @@ class ControlPanel:
         thread_step: int | None = None,
         nodes: int | None = None,
         operations: int | None = None,
+        repeats: int | None = None,
         settings: dict[str, Any] | None = None,
         resources: dict[str, Any] | None = None,
         run_options: dict[str, Any] | None = None,
@@ -91,6 +92,7 @@ class ControlPanel:
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
         self._traces: dict[tuple, tuple[int, int]] = {}
+        self._points: dict[tuple, list[dict[str, Any]]] = {}  # a line's rows: its repeats are drawn as one point with their spread
         self._sweeps = 0  # each press of Run draws its own lines, so a repeat does not zigzag over the last one
         self._last_tick = 0.0
 
@@ -121,6 +123,9 @@ class ControlPanel:
         multiple = pattern.operations_multiple
         self.operations = w.BoundedIntText(value=operations, min=multiple, max=max(max_operations, operations), step=100 if multiple == 1 else 2 * multiple,
                                            description="operations", style=style, layout=w.Layout(width="260px"))
+        self.repeats = w.BoundedIntText(value=repeats or (size.repeats if size else 1), min=1, max=20, description="repeats", style=style,
+                                        layout=w.Layout(width="260px"),
+                                        tooltip="Runs of each point, the approaches alternating; from 3 the ratio gets a 95% interval")
         self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase, getattr(slot, "engine", None))}
         self.settings = {setting.name: _setting_widget(setting, initial[setting.name], style, layout) for setting in pattern.settings_for(self.phase)}
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
@@ -139,7 +144,7 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, self.repeats])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
@@ -183,6 +188,7 @@ class ControlPanel:
             threads=thread_counts(*self.threads.value, self.thread_step.value, self.pattern.thread_multiple),
             nodes=[self.nodes.value],
             operations=self.operations.value,
+            repeats=self.repeats.value,
             run_options=self.run_options,
             labels=self.pattern.labels(self.phase, self.chosen()),
         )
@@ -281,7 +287,7 @@ class ControlPanel:
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")
             else:
-                self._say(f"done: {finished} runs")
+                self._say(f"done: {finished} runs" + ratio_summary(self.rows[len(self.rows) - finished:]))
         except BaseException as exc:  # shown in the panel; rows measured so far stay in self.rows
             self.error = exc
             detail = str(exc) if isinstance(exc, LabkitError) else "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -296,12 +302,12 @@ class ControlPanel:
         return go.FigureWidget(fig)
 
     def _draw(self, row: dict[str, Any]) -> None:
-        """Add one finished run to its (approach, nodes) line in both panels; each marker says what limited it."""
-        if not row.get("complete", True) or row.get("p95_us") is None:  # partial, or no transaction succeeded: nothing to draw
+        """Add one finished run to its (approach, nodes) line in both panels: each point is the median of its
+        repeats with their spread (min-max) as error bars, and its marker says what limited it."""
+        if not row.get("complete", True) or row.get("p95_us") is None or row.get("control_copy"):  # nothing to draw, or the A/A copy
             return
         changed = [k for k in self.settings if row.get(k) != self._initial_settings[k]]  # settings left as they started need no word in the legend
         key = (str(row["approach"]), int(row["nodes"]), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in changed), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)
-        symbol = LIMIT_SYMBOLS[limit_kind(row.get("limit"), row.get("client_saturated"))]
         with self.figure.batch_update():
             if key not in self._traces:
                 name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *filter(None, key[2:-1])] + ([f"run {key[-1]}"] if key[-1] > 1 else []))
@@ -317,10 +323,14 @@ class ControlPanel:
                 # same colour for the approach in both panels
                 self.figure.data[n - 1].line.color = self.figure.data[n - 1].marker.color = _colour(len(self._traces) - 1)
                 self.figure.data[n - 2].line.color = self.figure.data[n - 2].marker.color = _colour(len(self._traces) - 1)
-            for index, value in zip(self._traces[key], (row["throughput"], row["p95_us"] / 1000.0)):
+            self._points.setdefault(key, []).append(row)
+            points = point_spread(self._points[key])
+            for index, column in zip(self._traces[key], ("throughput", "p95_ms")):
                 trace = self.figure.data[index]
-                points = sorted(zip([*trace.x, row["threads"]], [*trace.y, value], [*trace.marker.symbol, symbol]))
-                trace.x, trace.y, trace.marker.symbol = (list(p) for p in zip(*points))
+                trace.x, trace.y = list(points["threads"]), list(points[column])
+                trace.error_y = dict(type="data", symmetric=False, array=list(points[column + "_max"] - points[column]),
+                                     arrayminus=list(points[column] - points[column + "_min"]), visible=bool((points["runs"] > 1).any()))
+                trace.marker.symbol = [LIMIT_SYMBOLS[k] for k in points["limited"]]
         saturated = sum(limit_kind(r.get("limit"), r.get("client_saturated")) == "client" for r in self.rows)
         if saturated:
             self.warning.value = f"<span style='color:firebrick'>{html.escape(CLIENT_BOUND_WARNING.format(n=saturated, total=len(self.rows)))}</span>"
@@ -337,6 +347,30 @@ class ControlPanel:
 
     def _say(self, text: str, colour: str = "black") -> None:
         self.status.value = f"<span style='color:{colour}'>{html.escape(text)}</span>"
+
+
+def point_spread(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Per thread count: the median throughput and p95 (ms) of its runs, their min and max, how many runs, and
+    what limited most of them."""
+    df = pd.DataFrame(rows)
+    df["p95_ms"] = df["p95_us"] / 1000.0
+    df["limited"] = [limit_kind(r.get("limit"), r.get("client_saturated")) for r in rows]
+    grouped = df.groupby("threads", sort=True)
+    out = grouped.agg(runs=("throughput", "size"), throughput=("throughput", "median"), throughput_min=("throughput", "min"),
+                      throughput_max=("throughput", "max"), p95_ms=("p95_ms", "median"), p95_ms_min=("p95_ms", "min"),
+                      p95_ms_max=("p95_ms", "max"), limited=("limited", lambda v: v.mode().iloc[0]))
+    return out.reset_index()
+
+
+def ratio_summary(rows: list[dict[str, Any]]) -> str:
+    """'; pattern / naive at 32 threads, 3 nodes: 2.6x (2.3-3.1)' for the highest thread count of each node count."""
+    from ..results.intervals import ratio_table
+
+    table = ratio_table(pd.DataFrame(rows)) if rows else pd.DataFrame()
+    if table.empty:
+        return ""
+    top = table[table["threads"] == table.groupby("nodes")["threads"].transform("max")]
+    return "".join(f"; pattern / {r['naive']} at {r['threads']} threads, {r['nodes']} node(s): {r['text']}" for _i, r in top.iterrows())
 
 
 def _setting_widget(setting: Setting, value: Any, style: dict[str, str], layout: w.Layout) -> w.Widget:

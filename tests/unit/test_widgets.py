@@ -118,7 +118,10 @@ def test_changing_nodes_restarts_the_cluster_with_that_size():
 def test_stop_keeps_what_was_measured_and_marks_the_partial_run():
     panel, _ = make_panel(sleep_s=0.01, threads=(1, 2), operations=400)
     panel.run(wait=False)
-    time.sleep(1.0)
+    deadline = time.monotonic() + 30
+    while not panel.rows and time.monotonic() < deadline:  # past the warm-up block, into the measured runs
+        time.sleep(0.05)
+    time.sleep(0.5)
     panel.stop()
     panel.wait(30)
     assert not panel.running
@@ -138,7 +141,7 @@ def test_no_approach_ticked_says_what_to_do():
 
 
 def test_an_error_mid_sweep_is_shown_and_earlier_rows_survive():
-    fake_binding.BEHAVIOUR["fail_at"] = 2
+    fake_binding.BEHAVIOUR["fail_at"] = 3  # the warm-up block's workload, the first measured run's, then the failure
     panel, _ = make_panel(threads=(1, 2), operations=10)
     panel.approaches["pattern"].value = False
     with pytest.raises(ConfigError):
@@ -218,3 +221,22 @@ def test_a_run_where_no_transaction_succeeded_is_kept_and_said_not_drawn():
     drawn = len(panel.figure.data)
     panel._draw({"approach": "naive", "nodes": 1, "threads": 4, "throughput": 0.0, "p95_us": None, "errors": 4, "complete": True})
     assert len(panel.figure.data) == drawn  # nothing to plot, and no TypeError that would end the sweep
+
+
+def test_repeats_are_one_point_with_their_spread_and_the_ratio_says_how_sure_it_is():
+    from labkit.widgets.panel import point_spread
+
+    panel, made = make_panel(threads=(2, 2), repeats=3)
+    assert panel.plan().repeats == 3
+    panel.run(wait=True)
+    df = panel.results
+    assert len(df) == 6 and sorted(df["repeat"]) == [0, 0, 1, 1, 2, 2]
+    assert list(df["approach"]) == ["naive", "pattern", "pattern", "naive", "naive", "pattern"]  # ABBA
+    assert len(made) == 8  # the warm-up block (each approach once, not drawn) and the six measured runs
+    trace = next(t for t in panel.figure.data if t.name == "naive · 2 nodes")
+    naive = df[df["approach"] == "naive"]
+    assert list(trace.y) == [naive["throughput"].median()] and trace.error_y.visible
+    assert trace.error_y.array[0] == pytest.approx(naive["throughput"].max() - naive["throughput"].median())
+    assert "pattern / naive at 2 threads, 2 node(s): " in panel.status.value and "x (" in panel.status.value
+    assert list(point_spread(panel.rows)["runs"]) == [6]
+    assert ControlPanel(PATTERN, slot=ClusterSlot(start), size=PATTERN.named_sweep("classroom", "login")).repeats.value == 3

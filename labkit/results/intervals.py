@@ -1,0 +1,178 @@
+"""How sure a ratio is: pattern / naive from paired repeats, with a 95% interval, or the spread and a plain
+"too few repeats" when there are not enough pairs for one.
+
+One run on a shared 2-core machine carries about +-15% of noise, so a ratio measured once can land almost
+anywhere in 1.6x-3.3x for the same setting. A sweep therefore measures each point several times, every
+approach once per block, and pairs the two approaches' runs of the same block (they ran minutes apart on
+the same warm cluster, so what drifts between blocks cancels). The interval is a t-interval on the logs
+of those paired ratios (ratios are multiplicative: 2x and 0.5x are equally far from 1), from 10 pairs up a
+bootstrap of the same mean; the estimate is their geometric mean. Both come from scipy.stats.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+
+CONFIDENCE = 0.95
+MIN_PAIRS = 3
+"""Fewer pairs than this give the spread (min-max) and the words "too few repeats for an interval"."""
+BOOTSTRAP_FROM = 10
+"""From this many pairs up the interval is a bootstrap of the mean log ratio (scipy.stats.bootstrap)."""
+TOO_FEW = "too few repeats for an interval"
+WITHIN_NOISE = "within noise"
+
+
+@dataclass(frozen=True)
+class RatioInterval:
+    """A ratio with how sure it is: `estimate` (geometric mean of the pairs), `low`-`high` (a 95% interval,
+    or the pairs' min-max when `method` is 'spread'), `pairs` it rests on."""
+
+    estimate: float
+    low: float
+    high: float
+    pairs: int
+    method: str  # "t", "bootstrap" or "spread"
+
+    @property
+    def has_interval(self) -> bool:
+        return self.method != "spread"
+
+    @property
+    def within_noise(self) -> bool:
+        """The interval holds 1 (no effect can be told from noise); a spread is never called an effect either."""
+        return self.low <= 1.0 <= self.high
+
+    @property
+    def verdict(self) -> str:
+        """'effect', 'within noise' or 'too few repeats for an interval': what a sentence may say about it."""
+        if not self.has_interval:
+            return TOO_FEW
+        return WITHIN_NOISE if self.within_noise else "effect"
+
+    def text(self) -> str:
+        """'2.6x (2.3-3.1)'; '1.1x (0.92-1.3, within noise)'; '2.6x (spread 2.3-3.1, too few repeats for an interval)'."""
+        head, low, high = (ratio_text(v) for v in (self.estimate, self.low, self.high))
+        if not self.has_interval:
+            span = f"spread {low}-{high}, " if self.pairs > 1 else "one pair, "
+            return f"{head}x ({span}{TOO_FEW})"
+        return f"{head}x ({low}-{high}{', ' + WITHIN_NOISE if self.within_noise else ''})"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def ratio_text(value: float) -> str:
+    """A ratio as the lab writes it: two decimals below 1 (0.43), one up to 10 (2.6), none above (14)."""
+    return f"{value:.2f}" if value < 1 else f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def ratio_interval(ratios: Iterable[float], confidence: float = CONFIDENCE, seed: int = 0) -> RatioInterval | None:
+    """The interval of paired ratios (each > 0); None when there is no usable pair."""
+    import numpy as np
+    from scipy import stats
+
+    values = [float(r) for r in ratios if r is not None and not (isinstance(r, float) and math.isnan(r)) and r > 0]
+    if not values:
+        return None
+    logs = np.log(values)
+    estimate = float(np.exp(logs.mean()))
+    if len(values) < MIN_PAIRS:
+        return RatioInterval(estimate, min(values), max(values), len(values), "spread")
+    if np.ptp(logs) == 0:  # identical pairs: no spread to estimate from (t would divide by zero)
+        return RatioInterval(estimate, estimate, estimate, len(values), "t")
+    if len(values) >= BOOTSTRAP_FROM:
+        found = stats.bootstrap((logs,), np.mean, confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed))
+        low, high = found.confidence_interval
+        method = "bootstrap"
+    else:
+        low, high = stats.t.interval(confidence, len(logs) - 1, loc=logs.mean(), scale=stats.sem(logs))
+        method = "t"
+    return RatioInterval(estimate, float(np.exp(low)), float(np.exp(high)), len(values), method)
+
+
+# ---- pairing the rows of a sweep -------------------------------------------------------------------
+
+POINT_KEYS = ("engine", "provider", "pattern", "phase", "nodes", "node_cpu", "threads", "target_rate")
+"""What makes two rows the same point (besides the pattern's own settings, which `point_keys` adds)."""
+
+
+def usable(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows a ratio may use: complete runs that are not the A/A control's second copy."""
+    df = rows
+    if "complete" in df:
+        df = df[df["complete"].map(lambda v: v is True or str(v) == "True" or v == 1)]
+    if "control_copy" in df:
+        df = df[~df["control_copy"].map(lambda v: v is True or str(v) == "True" or v == 1)]
+    return df
+
+
+def point_keys(rows: pd.DataFrame, settings: Sequence[str] = ()) -> list[str]:
+    """The columns that name a point in these rows (those present, and the settings that vary)."""
+    return [k for k in (*POINT_KEYS, *settings) if k in rows]
+
+
+def paired_ratios(rows: pd.DataFrame, numerator: str, denominator: str, *, metric: str = "throughput",
+                  keys: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per (point, repeat) where both approaches ran: the point's keys, `repeat` and `ratio`
+    (numerator's metric / denominator's, e.g. pattern / naive throughput in the same block)."""
+    df = usable(rows)
+    keys = list(keys) if keys is not None else point_keys(df)
+    by = [*keys, "repeat"]
+    side = {}
+    for name in (numerator, denominator):
+        part = df[df["approach"] == name][[*by, metric]]
+        side[name] = part.groupby(by, dropna=False)[metric].mean()  # one run per approach and block; mean guards duplicates
+    joined = pd.concat({"num": side[numerator], "den": side[denominator]}, axis=1).dropna()
+    joined = joined[joined["den"] > 0]
+    out = joined.reset_index()
+    out["ratio"] = out["num"] / out["den"]
+    return out[[*by, "ratio"]]
+
+
+def control_ratios(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequence[str] | None = None) -> pd.DataFrame:
+    """The A/A control's pairs: per (point, approach, repeat), the copy's metric over the first run's. Their
+    interval is the noise floor: how far apart two runs of one approach land on this machine."""
+    if "control_copy" not in rows:
+        return pd.DataFrame(columns=["approach", "repeat", "ratio"])
+    df = rows[rows["complete"].map(lambda v: v is True or str(v) == "True" or v == 1)] if "complete" in rows else rows
+    copy = df["control_copy"].map(lambda v: v is True or str(v) == "True" or v == 1)
+    keys = list(keys) if keys is not None else point_keys(df)
+    by = [*keys, "approach", "repeat"]
+    second = df[copy].groupby(by, dropna=False)[metric].mean()
+    first = df[~copy & df["approach"].isin(df.loc[copy, "approach"].unique())].groupby(by, dropna=False)[metric].mean()
+    joined = pd.concat({"copy": second, "first": first}, axis=1).dropna()
+    joined = joined[joined["first"] > 0]
+    out = joined.reset_index()
+    out["ratio"] = out["copy"] / out["first"]
+    return out[[*by, "ratio"]]
+
+
+def noise_floor(rows: pd.DataFrame, *, metric: str = "throughput") -> RatioInterval | None:
+    """The A/A control's interval over all its pairs (None when the rows have no control)."""
+    pairs = control_ratios(rows, metric=metric)
+    return ratio_interval(pairs["ratio"]) if len(pairs) else None
+
+
+def ratio_table(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequence[str] | None = None,
+                pattern_approach: str = "pattern") -> pd.DataFrame:
+    """Per point and naive approach: the pattern / naive interval as numbers and as text, and its verdict."""
+    df = usable(rows)
+    if df.empty or "approach" not in df or pattern_approach not in set(df["approach"]):
+        return pd.DataFrame()
+    keys = list(keys) if keys is not None else point_keys(df)
+    out: list[dict[str, Any]] = []
+    for naive in sorted(a for a in df["approach"].unique() if str(a).startswith("naive")):
+        pairs = paired_ratios(df, pattern_approach, naive, metric=metric, keys=keys)
+        for point, group in pairs.groupby(keys, dropna=False, sort=True) if keys else [((), pairs)]:
+            found = ratio_interval(group["ratio"])
+            if found is None:
+                continue
+            row = dict(zip(keys, point if isinstance(point, tuple) else (point,)))
+            row.update({"naive": naive, "ratio": found.estimate, "low": found.low, "high": found.high, "pairs": found.pairs,
+                        "method": found.method, "verdict": found.verdict, "text": found.text()})
+            out.append(row)
+    return pd.DataFrame(out)
