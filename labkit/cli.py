@@ -248,6 +248,10 @@ def run_pattern(
     workload: str = typer.Option("", "--workload", "-w", help="ycsb only: the mixes to run, a comma list of a, b, c, d, e, f, insert-mostly (the same as --approaches baseline/a,...); default: all."),
     target: str = typer.Option("", "--target", help="Offered loads in transactions/s, each a paced run with latency measured from every transaction's intended start: 300:3000:300 or 500,1000. ycsb then defaults to --phase offered-load. Default: closed loop (as fast as the threads go)."),
     seconds: float = typer.Option(None, "--seconds", min=0.1, help="With --target: hold each offered load this long (target x seconds transactions per run) instead of --operations transactions."),
+    repeats: int = typer.Option(1, "--repeats", "-r", min=1, help="Runs of each point, one per block with every approach once, "
+                                "the order alternating (ABBA); from 3 each pattern / naive ratio gets a 95% interval."),
+    control: str = typer.Option(None, "--control", help="An A/A control: run this approach twice in every block; the copy / first "
+                                "spread is printed as the sweep's noise floor."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
     out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
 ) -> None:
@@ -275,7 +279,8 @@ def run_pattern(
         chosen = named or list(described.approaches_for(phase, engine))  # PatternSweep checks them, with everything else
         settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
-                         run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds)
+                         run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds, repeats=repeats,
+                         control=control)
         rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo, node_cpu=node_cpu)
     except LabkitError as exc:
         _fail(exc)
@@ -301,6 +306,35 @@ def _unverified(rows: list[dict]) -> str:
              f"{len(unfinished)} run(s) could not finish verifying" if unfinished else ""]
     return (f"{' and '.join(p for p in parts if p)} (rows kept, see verify_state and verify_problems; first: {where}: "
             f"{worst.get('verify_problems') or 'no reason given'})")
+
+
+@app.command("noise")
+def noise_command(
+    nodes: int = typer.Option(1, "--nodes", "-n", min=1, max=8, help="Nodes of the cluster the A/A runs measure."),
+    threads: int = typer.Option(16, "--threads", "-t", min=1, help="Client threads of every run."),
+    operations: int = typer.Option(3000, "--operations", "-o", min=100, help="Transactions per run."),
+    repeats: int = typer.Option(5, "--repeats", "-r", min=3, help="Blocks, each a run and its copy (at least 3, for an interval)."),
+    node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
+    provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
+    out: Path = typer.Option(Path("noise.csv"), "--out", help="Results file (.csv or .parquet); the A/A rows are appended."),
+) -> None:
+    """Measure this machine's noise floor in a few minutes: YCSB workload A run twice per block (an A/A
+    control), blocks repeated; prints how far two runs of the same workload land apart here."""
+    from .clusters import check_provider
+    from .clusters.local.budgets import check_cores
+    from .noise import measure_noise, noise_plan, noise_sentence
+    from .results import ResultsStore
+
+    try:
+        check_cores(node_cpu)
+        check_provider(provider)
+        ResultsStore(out)
+        plan = noise_plan(nodes=nodes, threads=threads, operations=operations, repeats=repeats)
+        rows, floor = measure_noise(plan, provider=provider, node_cpu=node_cpu, out=out, echo=typer.echo)
+    except LabkitError as exc:
+        _fail(exc)
+    typer.echo(noise_sentence(floor, rows))
+    typer.echo(f"{len(rows)} rows appended to {out}")
 
 
 @app.command("patterns")

@@ -182,14 +182,34 @@ def run_pattern_sweep(
     for row in chosen.rows(store=store, echo=echo):
         echo(row_line(row))
         rows.append(row)
+    for line in ratio_lines(rows):
+        echo(line)
     return rows
+
+
+def ratio_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """After a sweep: each point's pattern / naive throughput with how sure it is, and the A/A noise floor if any."""
+    import pandas as pd
+
+    from ..results.intervals import noise_floor, ratio_table
+
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return []
+    table = ratio_table(df)
+    lines = [f"pattern / {r['naive']} throughput at {r['nodes']} node(s), {r['threads']} threads: {r['text']}" for _i, r in table.iterrows()]
+    floor = noise_floor(df)
+    if floor is not None:
+        lines.append(f"A/A noise floor (a run's copy / the run): {floor.text()}")
+    return lines
 
 
 def row_line(row: Mapping[str, Any]) -> str:
     """One measured run in a line: nodes, approach, threads, throughput, p95, server CPU, verification, limit."""
     cpu = row.get("server_cpu_ms_per_tx")
     p95 = f"p95 {row['p95_us'] / 1000:7.1f} ms  " if row.get("p95_us") is not None else "no transaction succeeded  "
-    return (f"{row['nodes']} nodes  {row['approach']:<14} threads={row['threads']:>3} in {row['processes']} process(es)  "
+    return (f"{row['nodes']} nodes  {row['approach']:<14}{' (A/A copy)' if row.get('control_copy') else ''} threads={row['threads']:>3} "
+            f"in {row['processes']} process(es)  " + (f"repeat {row['repeat']}  " if row.get("repeat") else "")
             + (f"offered {row['target_rate']:>7,.0f}/s  " if row.get("target_rate") else "") + f"{row['throughput']:>9,.0f} tx/s  "
             + p95 + (f"server {cpu:6.2f} ms CPU/tx  " if cpu is not None else "")
             + f"verify {row.get('verify_state')}  limit={row.get('limit')}")

@@ -70,12 +70,40 @@ def _finish(fig: go.Figure, df: pd.DataFrame) -> go.Figure:
     return fig
 
 
+POINT_KEYS = ("pattern", "phase", "approach", "engine", "server_version", "provider", "server_label", "nodes", "node_cpu", "threads", "target_rate")
+SPREAD_NOTE = "each point: the median of its repeats; bars: their spread (min-max)"
+
+
+def point_spread(df: pd.DataFrame, values: tuple[str, ...], color: str, extra_keys: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One row per point (the keys that name it, `color`'s column among them): each of `values` as the median
+    of the point's repeats, with `<value>_min`, `<value>_max` and `runs`; `limit` the one most of them had.
+    A/A control copies and partial runs are left out (unless nothing else is left)."""
+    from .intervals import usable
+
+    kept = usable(df)
+    data = (kept if not kept.empty else df).copy()
+    data["limited by"] = limit_kinds(data)
+    keys = [c for c in dict.fromkeys((*POINT_KEYS, color, *extra_keys)) if c in data]
+    hover = [c for c in ("p95_us", "errors", "retries", "client_cpu_cores", "server_cpu_ms_per_tx") if c in data and c not in values]
+    aggregations = {"runs": (values[0], "size"), "limited by": ("limited by", lambda v: v.mode().iloc[0])}
+    if "limit" in data:
+        aggregations["limit"] = ("limit", lambda v: v.astype(str).mode().iloc[0])
+    for v in values:
+        aggregations.update({v: (v, "median"), f"{v}_min": (v, "min"), f"{v}_max": (v, "max")})
+    aggregations.update({c: (c, "median") for c in hover})
+    out = data.groupby(keys, dropna=False, sort=True).agg(**aggregations).reset_index()
+    for v in values:
+        out[f"{v}_above"], out[f"{v}_below"] = out[f"{v}_max"] - out[v], out[v] - out[f"{v}_min"]
+    return out
+
+
 def throughput_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
     """Transactions/s vs threads, one line per approach (or per value of another column, `color`, e.g. a
-    setting such as consistency), one panel per node count."""
+    setting such as consistency), one panel per node count; a point repeated is drawn as its median with
+    the repeats' spread."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "throughput", color))
-    data = df.sort_values(["nodes", color, "threads"]).copy()
-    data["limited by"] = limit_kinds(data)
+    data = point_spread(df, ("throughput",), color).sort_values(["nodes", color, "threads"])
+    repeated = bool((data["runs"] > 1).any())
     fig = px.line(
         data,
         x="threads",
@@ -84,9 +112,11 @@ def throughput_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
         facet_col="nodes",
         markers=True,
         custom_data=["limited by"],
+        error_y="throughput_above" if repeated else None,
+        error_y_minus="throughput_below" if repeated else None,
         labels={"throughput": "transactions / s", "threads": "client threads", "nodes": "nodes"},
-        hover_data=[c for c in ("p95_us", "errors", "retries", "client_cpu_cores", "limit", "server_cpu_ms_per_tx", "node_cpu") if c in data],
-        title=_title("throughput", data),
+        hover_data=[c for c in ("runs", "p95_us", "errors", "retries", "client_cpu_cores", "limit", "server_cpu_ms_per_tx", "node_cpu") if c in data],
+        title=_title("throughput" + (f" ({SPREAD_NOTE})" if repeated else ""), data),
     )
     return _finish(_mark_limits(fig), data)
 
@@ -95,16 +125,12 @@ def latency_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
     """Mean, p95 and p99 latency (ms) vs threads: colour = approach (or another column, `color`), dash =
     statistic, panel = nodes."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", color, *LATENCY_STATS))
-    long = df.melt(
-        id_vars=list(dict.fromkeys(c for c in ("pattern", "approach", color, "nodes", "threads", "client_saturated", "limit") if c in df)),
-        value_vars=list(LATENCY_STATS),
-        var_name="statistic",
-        value_name="latency_us",
-    )
-    long["limited by"] = limit_kinds(long)
+    keep = [c for c in dict.fromkeys((*POINT_KEYS, color, "client_saturated", "limit", "complete", "control_copy")) if c in df]
+    long = df.melt(id_vars=keep, value_vars=list(LATENCY_STATS), var_name="statistic", value_name="latency_us")
     long["statistic"] = long["statistic"].map(LATENCY_STATS)
     long["latency_ms"] = long["latency_us"] / 1000.0
-    long = long.sort_values(["nodes", color, "statistic", "threads"])
+    long = point_spread(long, ("latency_ms",), color, ("statistic",)).sort_values(["nodes", color, "statistic", "threads"])
+    repeated = bool((long["runs"] > 1).any())
     fig = px.line(
         long,
         x="threads",
@@ -114,8 +140,10 @@ def latency_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
         facet_col="nodes",
         markers=True,
         custom_data=["limited by"],
+        error_y="latency_ms_above" if repeated else None,
+        error_y_minus="latency_ms_below" if repeated else None,
         labels={"latency_ms": "latency (ms)", "threads": "client threads", "nodes": "nodes"},
-        title=_title("latency (mean, p95, p99)", df),
+        title=_title("latency (mean, p95, p99)" + (f" ({SPREAD_NOTE})" if repeated else ""), df),
     )
     return _finish(_mark_limits(fig), df)
 

@@ -120,6 +120,8 @@ def paired_ratios(rows: pd.DataFrame, numerator: str, denominator: str, *, metri
     """One row per (point, repeat) where both approaches ran: the point's keys, `repeat` and `ratio`
     (numerator's metric / denominator's, e.g. pattern / naive throughput in the same block)."""
     df = usable(rows)
+    if "repeat" not in df:
+        df = df.assign(repeat=0)  # rows from before repeats were recorded: one run per point
     keys = list(keys) if keys is not None else point_keys(df)
     by = [*keys, "repeat"]
     side = {}

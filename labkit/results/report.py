@@ -94,7 +94,10 @@ def ensure_plotly(out_dir: Path) -> None:
 
 def headline(rows: pd.DataFrame) -> pd.DataFrame:
     """Per pattern, phase, node count and budget: each approach's throughput at the highest thread count
-    measured, pattern / naive ratios, how many runs verified, and what limited the points."""
+    measured (the median of its repeats), the pattern / naive ratio with how sure it is ("2.6x (2.3-3.1)",
+    "within noise", or "too few repeats for an interval"), how many runs verified, and what limited the points."""
+    from .intervals import paired_ratios, ratio_interval, usable
+
     if rows.empty or "approach" not in rows or "throughput" not in rows:
         return pd.DataFrame()
     df = rows.copy()
@@ -103,22 +106,25 @@ def headline(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for point, group in df.groupby(keys, dropna=False, sort=True):
         top = group[group["threads"] == group["threads"].max()]
-        by = top.groupby("approach")
+        by = usable(top).groupby("approach")
         row: dict[str, Any] = dict(zip(keys, point if isinstance(point, tuple) else (point,)))
         row["threads"] = int(group["threads"].max())
-        tput = by["throughput"].mean()
+        tput = by["throughput"].median()
         for approach, value in tput.items():
             row[f"{approach} tx/s"] = round(float(value), 1)
         for naive in [a for a in tput.index if str(a).startswith("naive")]:
-            if "pattern" in tput.index and tput[naive]:
-                row[f"pattern/{naive}"] = round(float(tput["pattern"] / tput[naive]), 2)
+            found = ratio_interval(paired_ratios(top, "pattern", naive, keys=["threads"])["ratio"]) if "pattern" in tput.index else None
+            if found is not None:
+                row[f"pattern/{naive}"] = found.text()
+        if "repeat" in top:
+            row["repeats"] = int(usable(top).groupby("approach")["repeat"].nunique().min())
         ok = group["verify_ok"].map(lambda v: v is True or str(v) == "True").sum() if "verify_ok" in group else 0
         row["verified"] = f"{ok}/{len(group)}"
         if "limit" in top:
             row["limited by"] = "; ".join(f"{a}: {', '.join(sorted(set(map(str, g['limit']))))}" for a, g in by)
         out.append(row)
     table = pd.DataFrame(out)
-    order = [*keys, "threads", *sorted(c for c in table if c.endswith(" tx/s")), *sorted(c for c in table if c.startswith("pattern/")), "verified", "limited by"]
+    order = [*keys, "threads", *sorted(c for c in table if c.endswith(" tx/s")), *sorted(c for c in table if c.startswith("pattern/")), "repeats", "verified", "limited by"]
     return table[[c for c in order if c in table]]
 
 
@@ -213,7 +219,8 @@ table.headline{{border-collapse:collapse;margin:.5em 0}}table.headline tr:nth-ch
 </head><body><h1>labkit notebook report</h1>
 <p>Profile <b>{html.escape(profile)}</b>, executed {time.strftime('%Y-%m-%d %H:%M:%S %Z')}. {html.escape(summary)}.
 Each headline row is one pattern phase on one cluster size: every approach's throughput at the highest thread count measured,
-the pattern / naive ratio, how many runs passed verification and what limited the points (client, server nodeN, machine, none).
+the pattern / naive ratio with a 95% interval from paired repeats (or the spread and "too few repeats for an interval";
+"within noise" when the interval holds 1), how many runs passed verification and what limited the points (client, server nodeN, machine, none).
 The notebook pages (links) hold every table and figure.</p>
 {sections}
 </body></html>

@@ -13,7 +13,9 @@ from ..errors import ConfigError
 
 MIN_GAIN = 1.2
 """A tactic is recommended only when it made p95 (goal latency) or throughput (goal throughput) at least
-this much better after it took effect than before, in a run that verified."""
+this much better after it took effect than before (the geometric mean over its verified runs), and the 95%
+interval of that gain over its runs excludes 1 (results.intervals: at least 3 runs)."""
+IMPRECISE = "not measured precisely enough"
 
 SHARES = ("reads", "updates", "inserts", "scans", "non_key_queries")
 
@@ -62,23 +64,31 @@ class Advisor:
             raise ConfigError(f"the advisor reads TacticRun.row() rows; these have no {', '.join(sorted(missing))}")
 
     def table(self) -> pd.DataFrame:
-        """tactic x workload kind -> the measured gain and cost (medians over runs; runs that failed to
-        verify or whose tactic failed are left out and counted)."""
+        """tactic x workload kind -> the measured gain (geometric mean over runs, with its 95% interval from
+        the runs, or their spread below 3 runs) and cost (medians); runs that failed to verify or whose
+        tactic failed are left out."""
+        from ..results.intervals import ratio_interval
+
         if self.rows.empty:
             return pd.DataFrame()
         df = self.rows.copy()
         df["usable"] = (df["verify_ok"] == True) & (df.get("tactic_error", "").fillna("") == "")  # noqa: E712
         good = df[df["usable"]]
-        table = good.groupby(["workload_kind", "tactic"]).agg(
-            runs=("tactic", "size"),
-            p95_gain=("p95_after_vs_before", lambda v: round(1 / v.median(), 2) if v.notna().any() and v.median() > 0 else None),
-            throughput_gain=("throughput_after_vs_before", "median"),
-            took_s=("took_s", "median"),
-            p95_during_vs_before=("p95_during_vs_before", "median"),
-            errors_during=("during_errors", "median"),
-            **({"p95_settling_vs_before": ("p95_settling_vs_before", "median")} if "p95_settling_vs_before" in good else {}),
-        ).reset_index()
-        return table
+        out = []
+        for (kind, tactic), runs in good.groupby(["workload_kind", "tactic"]):
+            row = {"workload_kind": kind, "tactic": tactic, "runs": len(runs)}
+            for name, ratios in (("p95_gain", 1 / runs["p95_after_vs_before"].where(runs["p95_after_vs_before"] > 0)),
+                                 ("throughput_gain", runs["throughput_after_vs_before"])):
+                found = ratio_interval(ratios.dropna())
+                row.update({name: None if found is None else round(found.estimate, 2), f"{name}_low": None if found is None else found.low,
+                            f"{name}_high": None if found is None else found.high, f"{name}_text": "" if found is None else found.text(),
+                            f"{name}_precise": found is not None and found.has_interval and found.low > 1})
+            row.update({"took_s": runs["took_s"].median(), "p95_during_vs_before": runs["p95_during_vs_before"].median(),
+                        "errors_during": runs["during_errors"].median()})
+            if "p95_settling_vs_before" in runs:
+                row["p95_settling_vs_before"] = runs["p95_settling_vs_before"].median()
+            out.append(row)
+        return pd.DataFrame(out)
 
     def recommend(self, goal: str = "latency", **shares: float) -> Advice:
         """The tactic with the largest measured gain for the workload kind the shares describe, when it is
@@ -97,14 +107,21 @@ class Advisor:
         gain_col = "p95_gain" if goal == "latency" else "throughput_gain"
         lines = [f"the mix looks {kind}; measured under that load ({goal} gain = {'p95 before / after' if goal == 'latency' else 'throughput after / before'}):"]
         for _i, r in measured.sort_values(gain_col, ascending=False, na_position="last").iterrows():
-            lines.append(f"{r['tactic']}: gain {r[gain_col]}x over {r['runs']} run(s); cost: took {r['took_s']:.1f} s, "
+            lines.append(f"{r['tactic']}: gain {r[gain_col + '_text'] or 'not measured'} over {r['runs']} run(s); cost: took {r['took_s']:.1f} s, "
                          f"p95 while it ran {r['p95_during_vs_before']}x the p95 before"
                          + (f" ({r['p95_settling_vs_before']}x while it settled)" if pd.notna(r.get("p95_settling_vs_before")) else "")
                          + f", {r['errors_during']:.0f} failed transactions meanwhile")
-        best = measured.dropna(subset=[gain_col]).sort_values(gain_col, ascending=False)
-        if best.empty or best.iloc[0][gain_col] < MIN_GAIN:
+        large = measured.dropna(subset=[gain_col])
+        large = large[large[gain_col] >= MIN_GAIN].sort_values(gain_col, ascending=False)
+        if large.empty:
             lines.append(f"none of them made {goal} at least {MIN_GAIN}x better: no tactic recommended")
             return Advice(kind, goal, None, lines)
-        top = best.iloc[0]
-        lines.append(f"{top['tactic']} has the largest measured gain ({top[gain_col]}x >= {MIN_GAIN}x)")
+        precise = large[large[gain_col + "_precise"]]
+        if precise.empty:
+            names = ", ".join(f"{r['tactic']} ({r[gain_col + '_text']})" for _i, r in large.iterrows())
+            lines.append(f"{names}: {IMPRECISE} (a gain is recommended only when its 95% interval over 3 or more verified runs "
+                         "excludes 1): no tactic recommended; run each tactic again")
+            return Advice(kind, goal, None, lines)
+        top = precise.iloc[0]
+        lines.append(f"{top['tactic']} has the largest gain measured precisely ({top[gain_col + '_text']}, at least {MIN_GAIN}x, interval above 1)")
         return Advice(kind, goal, str(top["tactic"]), lines)

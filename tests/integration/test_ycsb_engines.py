@@ -101,6 +101,22 @@ def test_the_cache_phase_refuses_nodes_without_the_chunk_cache_it_asks_for(clust
         w.close_process()
 
 
+def test_an_a_a_control_measures_the_noise_floor_on_a_real_node(cluster):
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.noise import measure_noise, noise_plan, noise_sentence
+
+    slot = ClusterSlot(lambda n, node_cpu=None: cluster)  # the module's node, kept running by its fixture
+    slot.engine, slot.options = "cassandra", {}
+    plan = noise_plan(threads=4, operations=300, repeats=3, records=300)
+    rows, floor = measure_noise(plan, slot=slot, echo=lambda line: None)
+    assert [(r["repeat"], r["order"], r["control_copy"]) for r in rows] == [(0, 0, False), (0, 1, True), (1, 0, True), (1, 1, False),
+                                                                             (2, 0, False), (2, 1, True)]
+    assert all(r["verify_ok"] and r["count"] == 300 and r["warmup_block"] for r in rows)
+    assert floor is not None and floor.pairs == 3 and floor.has_interval and floor.low <= floor.estimate <= floor.high
+    sentence = noise_sentence(floor, rows)
+    assert "noise floor on this machine (cassandra 5.0" in sentence and "3 blocks" in sentence and "4 threads" in sentence
+
+
 def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
     cluster.stop()  # the CLI starts its own cluster: one at a time
     labkit = str(Path(sys.executable).with_name("labkit"))
@@ -109,8 +125,8 @@ def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
                            "--set", "records=300", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     rows = pd.read_csv(out)
-    assert list(rows.approach) == ["baseline/c", "baseline/c", "baseline/a", "baseline/a"]
-    assert list(rows.target_rate) == [100, 300, 100, 300] and list(rows.operations) == [100, 300, 100, 300]
+    assert list(rows.approach) == ["baseline/c", "baseline/a", "baseline/c", "baseline/a"]  # both mixes at each offered load in turn
+    assert list(rows.target_rate) == [100, 100, 300, 300] and list(rows.operations) == [100, 100, 300, 300]
     assert set(rows.phase) == {"offered-load"} and rows.verify_ok.all() and rows.intended_p95_us.notna().all()
     assert "offered" in done.stdout
 

@@ -156,3 +156,17 @@ def test_patterns_command_explains_a_pattern_from_its_description():
         assert word in r.stdout, word
     r = labkit("patterns", "sharding")
     assert r.returncode != 0 and "unknown pattern 'sharding'" in r.stderr
+
+def test_run_takes_repeats_and_an_a_a_control_and_noise_refuses_too_few_repeats():
+    from typer.testing import CliRunner
+
+    from labkit.cli import app
+
+    runner = CliRunner()
+    helped = runner.invoke(app, ["run", "--help"])
+    assert "--repeats" in helped.output and "--control" in helped.output
+    refused = runner.invoke(app, ["run", "fan-out", "--repeats", "2", "--control", "pattern/x", "--out", "x.csv"])
+    assert refused.exit_code == 2 and "A/A control" in refused.output
+    too_few = runner.invoke(app, ["noise", "--repeats", "2"])
+    assert too_few.exit_code != 0 and "--repeats" in too_few.output
+    assert "noise floor" in runner.invoke(app, ["noise", "--help"]).output

@@ -26,11 +26,23 @@ def test_headline_is_one_row_per_phase_setting_and_size_at_the_highest_thread_co
     table = headline(rows())
     assert list(table["groups"]) == [1, 3]  # a setting that differs between runs keeps its runs apart
     assert list(table["threads"]) == [64, 64]
-    assert list(table["pattern/naive"]) == [1.1, 0.4]
+    assert list(table["pattern/naive"]) == ["1.1x (one pair, too few repeats for an interval)", "0.40x (one pair, too few repeats for an interval)"]
     assert list(table["verified"]) == ["4/4", "3/4"]
     assert list(table["budget"]) == ["0.2 core", "0.2 core"]
     assert table["limited by"].iloc[0] == "naive: none; pattern: server node1"
     assert headline(pd.DataFrame()).empty
+
+
+def test_headline_ratios_come_from_paired_repeats_with_their_interval():
+    data = []
+    for repeat, (naive, pattern) in enumerate(((100.0, 260.0), (120.0, 290.0), (90.0, 250.0))):
+        data += [{**r, "repeat": repeat} for r in rows().to_dict("records") if r["groups"] == 1 and r["threads"] == 64]
+        data[-2]["throughput"], data[-1]["throughput"] = naive, pattern
+    table = headline(pd.DataFrame(data))
+    assert table["repeats"].iloc[0] == 3 and table["naive tx/s"].iloc[0] == 100.0  # the median
+    from labkit.results.intervals import ratio_interval
+
+    assert table["pattern/naive"].iloc[0] == ratio_interval([2.6, 290 / 120, 250 / 90]).text() and "(" in table["pattern/naive"].iloc[0]
 
 
 def test_slim_html_shares_plotly_and_stubs_the_widget_module():

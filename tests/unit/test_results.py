@@ -234,3 +234,20 @@ def test_sweeps_run_greenlets_unless_told_otherwise_and_run_itself_keeps_threads
     plan = SweepPlan(pattern="p", approaches=["naive"], threads=[4], operations=40, run_options={"workers": "threads"})
     assert list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload()))[0]["workers"] == "threads"
     assert run(CountingWorkload(), threads=2, operations=10).to_row()["workers"] == "threads"
+
+
+def test_repeated_points_are_drawn_as_their_median_with_the_spread():
+    plan = SweepPlan(pattern="index-table", approaches=["naive", "pattern"], threads=[1, 2], operations=20, repeats=3, control="naive",
+                     warmup_block=False)
+    df = pd.DataFrame(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload(sleep_s=0.001)))
+    fig = throughput_figure(df)
+    naive = next(t for t in fig.data if t.name == "naive")
+    first = df[(df["approach"] == "naive") & (df["threads"] == 1) & ~df["control_copy"]]["throughput"]  # the A/A copies are left out
+    assert list(naive.x) == [1, 2] and naive.y[0] == pytest.approx(first.median())
+    assert naive.error_y.array[0] == pytest.approx(first.max() - first.median())
+    assert naive.error_y.arrayminus[0] == pytest.approx(first.median() - first.min())
+    assert "median of its repeats" in fig.layout.title.text
+    lat = latency_figure(df)
+    assert all(len(t.x) == 2 for t in lat.data) and lat.data[0].error_y.array is not None
+    single = throughput_figure(sample_table())
+    assert single.data[0].error_y.array is None and "median" not in single.layout.title.text

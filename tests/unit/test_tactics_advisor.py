@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.tactics.advisor import MIN_GAIN, Advisor, kind_of
+from labkit.tactics.advisor import IMPRECISE, MIN_GAIN, Advisor, kind_of
 
 
 def row(tactic, kind, p95_ratio, tput_ratio=1.0, verify_ok=True, error=""):
@@ -31,11 +31,26 @@ def test_bad_shares_are_refused():
         kind_of(reads=-1, scans=2)
 
 
-def test_the_largest_measured_gain_wins_and_the_reasoning_lists_every_tactic():
-    advice = Advisor([row("create-index", "query-by-tag", 0.01), row("add-node", "query-by-tag", 0.8)]).recommend(non_key_queries=1)
+def runs(tactic, kind, p95_ratios, **kw):
+    """Several runs of one tactic (each its own after / before)."""
+    return [row(tactic, kind, r, **kw) for r in p95_ratios]
+
+
+def test_the_largest_gain_measured_precisely_wins_and_the_reasoning_lists_every_tactic():
+    rows = runs("create-index", "query-by-tag", [0.01, 0.011, 0.009]) + runs("add-node", "query-by-tag", [0.8, 0.75, 0.85])
+    advice = Advisor(rows).recommend(non_key_queries=1)
     assert advice.tactic == "create-index"
     text = str(advice)
-    assert "create-index: gain 100.0x" in text and "add-node: gain 1.25x" in text
+    assert "create-index: gain 100x (" in text and "add-node: gain 1.3x (1.1-1.5)" in text and "over 3 run(s)" in text
+
+
+def test_a_gain_from_too_few_runs_or_whose_interval_holds_one_is_not_recommended():
+    once = Advisor([row("add-node", "scan", 1 / 2.7)]).recommend(scans=1)  # one run: no interval, whatever its size
+    assert once.tactic is None and IMPRECISE in str(once) and "too few repeats for an interval" in str(once)
+    noisy = Advisor(runs("add-node", "scan", [1 / 2.7, 1 / 0.8, 1 / 1.9])).recommend(scans=1)  # 1.6x on average, interval holds 1
+    assert noisy.tactic is None and IMPRECISE in str(noisy) and "within noise" in str(noisy)
+    table = Advisor(runs("add-node", "scan", [1 / 2.7, 1 / 0.8, 1 / 1.9])).table()
+    assert table["p95_gain_low"].iloc[0] < 1 < table["p95_gain_high"].iloc[0] and not table["p95_gain_precise"].iloc[0]
 
 
 def test_nothing_measured_for_the_kind_means_it_does_not_know():
@@ -49,14 +64,14 @@ def test_an_unrecognised_mix_means_it_does_not_know():
 
 
 def test_gains_below_the_threshold_and_unverified_runs_recommend_nothing():
-    rows = [row("add-node", "read-heavy", 1 / (MIN_GAIN - 0.1)), row("node-cpu", "read-heavy", 0.1, verify_ok=False),
-            row("consistency", "read-heavy", 0.1, error="TacticError: no")]
+    rows = [*runs("add-node", "read-heavy", [1 / (MIN_GAIN - 0.1)] * 3), *runs("node-cpu", "read-heavy", [0.1] * 3, verify_ok=False),
+            *runs("consistency", "read-heavy", [0.1] * 3, error="TacticError: no")]
     advice = Advisor(rows).recommend(reads=1)
     assert advice.tactic is None and "no tactic recommended" in str(advice)
     assert "node-cpu" not in str(advice) and "consistency" not in str(advice)  # failed runs are not evidence
 
 
 def test_the_throughput_goal_reads_throughput():
-    rows = [row("add-node", "update-heavy", 1.0, tput_ratio=1.5), row("node-cpu", "update-heavy", 0.5, tput_ratio=1.0)]
+    rows = [*runs("add-node", "update-heavy", [1.0, 1.01, 0.99], tput_ratio=1.5), *runs("node-cpu", "update-heavy", [0.5, 0.52, 0.48], tput_ratio=1.0)]
     assert Advisor(rows).recommend(goal="throughput", updates=1, reads=1).tactic == "add-node"
     assert Advisor(rows).recommend(goal="latency", updates=1, reads=1).tactic == "node-cpu"
