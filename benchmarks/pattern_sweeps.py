@@ -34,8 +34,9 @@ OUT = Path(__file__).resolve().parent / "results"
 PATTERNS = ("index-table", "enumerable-keys", "fan-out")
 """The patterns this script sweeps; their sizes (nodes, threads, operations, data, warm-up) come from each
 pattern's description, the `classroom` profile (or `quick`): `labkit patterns NAME` prints them."""
-COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "approach", "threads", "operations", "throughput",
-           "mean_us", "p95_us", "p99_us", "errors", "retries", "verify_ok", "client_cpu_cores", "client_saturated"]
+COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "node_cpu", "phase", "approach", "threads", "repeat", "order", "operations",
+           "throughput", "mean_us", "p95_us", "p99_us", "errors", "retries", "verify_ok", "client_cpu_cores", "client_saturated",
+           "server_cpu_ms_per_tx", "machine_cpu_busy", "limit"]
 
 
 def machine() -> str:
@@ -60,17 +61,23 @@ def save_figures(df: pd.DataFrame, stem: Path) -> None:
 
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
-    """Pattern vs each naive approach, per phase, nodes and threads: throughput and p95 ratios."""
+    """Pattern vs each naive approach, per phase, nodes and threads: throughput and p95 ratios from the runs of
+    the same block (results.intervals), each with its 95% interval (or the spread, below 3 repeats) and verdict."""
+    from labkit.results.intervals import paired_ratios, ratio_interval
+
     out = []
-    for (phase, nodes, threads), group in df.groupby(["phase", "nodes", "threads"]):
-        by = group.set_index("approach")
-        if "pattern" not in by.index:
-            continue
-        for naive in [a for a in by.index if a.startswith("naive")]:
+    keys = ["phase", "nodes", "threads"]
+    for naive in sorted(a for a in df["approach"].unique() if str(a).startswith("naive")):
+        tput = paired_ratios(df, "pattern", naive, keys=keys)
+        p95 = paired_ratios(df, naive, "pattern", metric="p95_us", keys=keys)
+        for (phase, nodes, threads), group in tput.groupby(keys):
+            found = ratio_interval(group["ratio"])
+            tail = ratio_interval(p95[(p95["phase"] == phase) & (p95["nodes"] == nodes) & (p95["threads"] == threads)]["ratio"])
             out.append({
                 "phase": phase, "nodes": nodes, "threads": threads, "naive": naive,
-                "throughput pattern/naive": round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2),
-                "p95 naive/pattern": round(by.loc[naive, "p95_us"] / by.loc["pattern", "p95_us"], 2),
+                "throughput pattern/naive": round(found.estimate, 2), "low": round(found.low, 2), "high": round(found.high, 2),
+                "pairs": found.pairs, "verdict": found.verdict,
+                "p95 naive/pattern": None if tail is None else round(tail.estimate, 2),
             })
     return pd.DataFrame(out)
 

@@ -16,7 +16,8 @@ LIMIT_SYMBOLS = {"none": "circle", "server": "square", "machine": "diamond", "cl
 def limit_kind(row_limit: object, client_saturated: object = False) -> str:
     """'client', 'server', 'machine' or 'none' from a row's `limit` (older rows: client_saturated)."""
     text = str(row_limit) if isinstance(row_limit, str) and row_limit else ("client" if client_saturated is True else "none")
-    return text.split(" ", 1)[0] if text.split(" ", 1)[0] in LIMIT_SYMBOLS else "none"
+    kind = text.split(" ", 1)[0].split("-", 1)[0]  # 'server node2' -> server, 'client-inflight' -> client
+    return kind if kind in LIMIT_SYMBOLS else "none"
 
 
 def limit_kinds(df: pd.DataFrame) -> pd.Series:

@@ -17,6 +17,12 @@ pattern does not scale" when the Python client or the shared laptop was the ceil
   budgets this happens when the budgets and the client together need more cores than there are;
   measured here, 8 nodes x 0.15 core plus a client of 0.8 cores on 2 cores, the busiest node then used
   only 73-83% of its budget);
+- `client-inflight`: a paced run (an offered load) fell short of its target while every request the client
+  could keep in flight was out all the time: `threads` in flight at the run's mean latency allow at most
+  threads / latency transactions/s (Little's law), and the run made about that. Neither a node nor the
+  machine was at its limit, so the client asked too little, not the cluster served too little: raise the
+  threads. (Measured here: YCSB A offered 3,200/s with 64 in flight at about 20 ms made about 3,200/s
+  and `limit` said none.)
 - `none`: none of these; the latency is the database's own.
 """
 
@@ -30,6 +36,10 @@ GIL_SHARE = 0.1
 
 
 HUB_HELD = 0.25
+SHORT_OF_TARGET = 0.9
+"""A paced run made less than this share of its offered load."""
+INFLIGHT_BOUND = 0.9
+"""... and at least this share of what its requests in flight allow (threads / mean latency)."""
 
 
 def limit_of(
@@ -40,6 +50,9 @@ def limit_of(
     transaction_ms: float | None,
     server: ServerCpu | None,
     machine_busy: float | None,
+    threads: int | None = None,
+    throughput: float | None = None,
+    target_rate: float | None = None,
 ) -> tuple[str, str]:
     """(limit, one sentence of evidence) for one run; `transaction_ms` is the mean transaction latency."""
     if client_saturated:
@@ -60,4 +73,11 @@ def limit_of(
         return f"server {name}", f"{name} used {used:.0%} of its CPU budget"
     if machine_busy is not None and machine_busy >= BUSY:
         return "machine", f"{machine_busy:.0%} of all the machine's cores were busy (client and servers share them)"
+    if target_rate and threads and throughput is not None and transaction_ms and throughput < SHORT_OF_TARGET * target_rate:
+        allowed = threads / (transaction_ms / 1000.0)
+        if throughput >= INFLIGHT_BOUND * allowed:
+            return "client-inflight", (
+                f"{threads} requests in flight at {transaction_ms:.1f} ms each allow at most {allowed:,.0f} transactions/s, short of the "
+                f"{target_rate:,.0f}/s offered, and the run made {throughput:,.0f}/s: the client kept too few requests in flight; raise the threads"
+            )
     return "none", ""

@@ -70,6 +70,7 @@ class RunResult:
     timeline: Timeline | None = None  # per-second counts and latency percentiles (runner.timeline)
     client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)
     server_cpu: ServerCpu | None = None  # each node's CPU in the measured window (local providers)
+    machine_parts: dict[str, float] = field(default_factory=dict)  # MachineCpu.parts: busy cores, kernel interrupts, coordinator
     limit: str = "none"  # what limited the run: client, server nodeN, machine, none (runner.limits)
     limit_note: str = ""
     server: dict[str, float] = field(default_factory=dict)  # growth of the server's own counters during the run
@@ -167,8 +168,9 @@ class RunResult:
     def _server_cpu_columns(self) -> dict[str, Any]:
         """server_cpu_ms_per_tx (all nodes), server_cpu_ms_per_tx_net (above the idle background, where the
         meter measured it), server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
+        cols_machine = self._machine_columns()
         if self.server_cpu is None:
-            return {"server_cpu_ms_per_tx": None}
+            return {"server_cpu_ms_per_tx": None, **cols_machine}
         per_tx = self.server_cpu.per_transaction_ms(self.count)  # the meter covers the measured window only
         cols: dict[str, Any] = {"server_cpu_ms_per_tx": round(per_tx["total"], 4) if per_tx else None}
         net = self.server_cpu.net_per_transaction_ms(self.count)
@@ -180,6 +182,24 @@ class RunResult:
             cols[f"server_cpu_s_{node}"] = round(cpu.cpu_s, 4)
         busiest = self.server_cpu.busiest()
         cols["node_busy_max"] = None if busiest is None else round(busiest[1], 3)
+        return {**cols, **cols_machine}
+
+    def _machine_columns(self) -> dict[str, Any]:
+        """Where the machine's busy cores went: client processes, nodes, the kernel's interrupt work, this
+        coordinating process, and `machine_cpu_other_cores`, what none of these accounts for (other programs,
+        the kernel outside interrupts)."""
+        parts = self.machine_parts
+        if not parts:
+            return {}
+        nodes = sum(c.cpu_s for c in self.server_cpu.nodes.values()) / self.server_cpu.wall_s if self.server_cpu and self.server_cpu.wall_s > 0 else None
+        parts = dict(parts)
+        if self.processes == 1:  # the client ran in the coordinating process itself: its CPU is the client's already
+            parts["coordinator_cpu_cores"] = max(0.0, parts["coordinator_cpu_cores"] - self.client_cpu_cores)
+        cols = {k: round(v, 3) for k, v in parts.items()}
+        cols["server_cpu_cores"] = None if nodes is None else round(nodes, 3)
+        if nodes is not None:
+            known = self.client_cpu_cores + nodes + parts["kernel_interrupt_cores"] + parts["coordinator_cpu_cores"]
+            cols["machine_cpu_other_cores"] = round(parts["machine_cpu_cores"] - known, 3)
         return cols
 
     def summary(self) -> str:

@@ -217,6 +217,9 @@ def run(
         transaction_ms=stats.mean_us / 1000 if stats.count else None,
         server=server_cpu,
         machine_busy=machine_busy,
+        threads=worker_count,
+        throughput=stats.count / wall if wall > 0 else None,
+        target_rate=target_rate,
     )
 
     verification, cleanup_problem = None, ""
@@ -242,6 +245,7 @@ def run(
         client_saturated=saturated,
         saturation_note=note,
         machine_cpu_busy=machine_busy,
+        machine_parts=machine.parts if opened else {},
         client_gil_wait_ms=gil_wait,
         client_run_queue_ms=max(queued) if queued else None,
         workers=workers,

@@ -2,6 +2,8 @@
 
 import time
 
+import pytest
+
 from labkit.runner import BaseWorkload, run
 from labkit.runner.limits import limit_of
 from labkit.runner.server_cpu import NodeCpu, ServerCpu
@@ -87,6 +89,22 @@ def test_rules_in_order():
     assert limit_of(client_saturated=False, server=unbudgeted, machine_busy=0.95, **common)[0] == "machine"
     assert limit_of(client_saturated=False, server=None, machine_busy=0.5, **common)[0] == "none"
     assert busy.per_transaction_ms(100) == {"total": 14.5, "node1": 14.5}
+
+
+def test_a_paced_run_short_of_its_target_with_every_request_in_flight_names_the_client_in_flight_cap():
+    from labkit.results.figures import limit_kind
+
+    idle = ServerCpu(10.0, {"node1": NodeCpu(0.2, None)})
+    common = dict(client_saturated=False, gil_wait_ms=0.2, server=idle, machine_busy=0.5, threads=64)
+    # YCSB A offered 3,200/s, 64 in flight at 20 ms: at most 3,200/s; it made 2,950/s
+    limit, note = limit_of(transaction_ms=20.0, throughput=2950.0, target_rate=3600.0, **common)
+    assert limit == "client-inflight" and "3,200 transactions/s" in note and "raise the threads" in note
+    assert limit_kind(limit) == "client"
+    assert limit_of(transaction_ms=20.0, throughput=3100.0, target_rate=3200.0, **common)[0] == "none"  # it kept up (within 10%)
+    assert limit_of(transaction_ms=40.0, throughput=800.0, target_rate=3200.0, **common)[0] == "none"  # slots were idle: not the cap
+    assert limit_of(transaction_ms=20.0, throughput=2950.0, target_rate=None, **common)[0] == "none"  # a closed loop is always at its cap
+    busy = ServerCpu(10.0, {"node1": NodeCpu(1.45, 0.15)})
+    assert limit_of(**{**common, "server": busy}, transaction_ms=20.0, throughput=2950.0, target_rate=3600.0)[0] == "server node1"
 
 
 def test_the_lock_probe_does_not_count_waiting_for_a_busy_machine_as_waiting_for_the_lock():
@@ -195,3 +213,23 @@ def test_cpu_per_transaction_above_the_idle_background():
     assert abs(reading.net_per_transaction_ms(100) - 8.0) < 1e-9  # 1.6 s used, 0.8 s of it idle background
     assert ServerCpu(10.0, {"node1": NodeCpu(1.0, 0.15)}).net_per_transaction_ms(100) is None  # no idle reading: no guess
     assert ServerCpu(10.0, {"node1": NodeCpu(0.1, 0.15)}, idle_cores={"node1": 0.05}).net_per_transaction_ms(100) == 0.0
+
+
+def test_the_machine_cpu_no_process_accounts_for_is_named():
+    from fakes import CountingWorkload
+    from labkit.runner import run
+
+    class Meter:
+        def start(self):
+            pass
+
+        def stop(self):
+            return ServerCpu(1.0, {"node1": NodeCpu(0.3, None)})
+
+    for processes in (1, 2):
+        row = run(CountingWorkload(sleep_s=0.002), threads=2, operations=200, processes=processes, server_meter=Meter()).to_row()
+        for column in ("machine_cpu_cores", "kernel_interrupt_cores", "coordinator_cpu_cores", "server_cpu_cores", "machine_cpu_other_cores"):
+            assert row[column] is not None, column
+        assert row["server_cpu_cores"] == 0.3 and row["kernel_interrupt_cores"] >= 0 and row["coordinator_cpu_cores"] >= 0
+        explained = row["client_cpu_cores"] + row["server_cpu_cores"] + row["kernel_interrupt_cores"] + row["coordinator_cpu_cores"]
+        assert row["machine_cpu_other_cores"] == pytest.approx(row["machine_cpu_cores"] - explained, abs=0.01)
