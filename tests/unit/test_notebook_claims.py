@@ -68,11 +68,30 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def interval(spec: dict, chosen: list[dict[str, str]]):
+    """`reduce = "interval"`: the raw rows' `numerator` / `denominator` approach, paired by `repeat` (and by
+    the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report."""
+    import pandas as pd
+
+    from labkit.results.intervals import paired_ratios, ratio_interval
+
+    df = pd.DataFrame(chosen)
+    df[spec["column"]] = df[spec["column"]].map(_number)
+    keys = spec.get("pair_on", [])
+    pairs = paired_ratios(df, spec["numerator"], spec["denominator"], metric=spec["column"], keys=keys if isinstance(keys, list) else [keys])
+    found = ratio_interval(pairs["ratio"])
+    assert found is not None, f"{spec['file']} {spec.get('where')}: no pair of {spec['numerator']} and {spec['denominator']} runs"
+    return found
+
+
 def reduce(spec: dict) -> list[float]:
-    """The figure(s) a spec names: one number, or two for a range."""
+    """The figure(s) a spec names: one number, two for a range, three for an interval (estimate, low, high)."""
     chosen = [r for r in rows(spec["file"]) if _matches(r, spec.get("where", {}))]
     if not chosen:
         raise AssertionError(f"no row of {spec['file']} has {spec.get('where')}")
+    if spec.get("reduce") == "interval":
+        found = interval(spec, chosen)
+        return [found.estimate, found.low, found.high]
     columns = spec["column"] if isinstance(spec["column"], list) else [spec["column"]]  # several: their values pooled
     values = [_number(r[c]) * spec.get("scale", 1.0) for r in chosen for c in columns]
     if "pair_on" in spec:  # row by row: each chosen row over the `divide_by` row with the same pair_on value
@@ -119,6 +138,10 @@ def test_each_quoted_figure_is_the_committed_result(claim):
         position = found.end()
         numbers = re.findall(NUMBER, written)
         computed = reduce(figure)
+        if figure.get("reduce") == "interval":  # an effect whose interval holds 1 must be called what it is
+            found = interval(figure, [r for r in rows(figure["file"]) if _matches(r, figure.get("where", {}))])
+            assert found.verdict == "effect" or found.verdict in says, (
+                f"{claim['notebook']} quotes {written!r}, whose interval is {found.text()}: the sentence must say {found.verdict!r}")
         if figure.get("reduce") == "each":
             numbers = numbers * len(computed)
         assert len(numbers) == len(computed), f"{written!r}: {len(numbers)} numbers written, {len(computed)} computed"
@@ -148,6 +171,20 @@ def test_quotes_say_why_they_are_not_our_results():
     for quote in load().get("quote", []):
         assert quote.get("why"), f"quote {quote['says']!r} needs a why"
         assert re.sub(r"\s+", " ", quote["says"]) in markdown(quote["notebook"]), f"{quote['notebook']} no longer says {quote['says']!r}"
+
+
+def test_an_interval_claim_is_recomputed_from_paired_raw_rows(monkeypatch, tmp_path):
+    """`reduce = "interval"` pairs the raw rows of each repeat and gives estimate, low and high (this test's own guard)."""
+    from labkit.results.intervals import ratio_interval
+
+    raw = [{"approach": a, "repeat": str(i), "nodes": "3", "throughput": str(v)}
+           for i, (n, p) in enumerate(((100, 260), (120, 290), (90, 250))) for a, v in (("naive", n), ("pattern", p))]
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    spec = {"file": "x.csv", "where": {"nodes": 3}, "column": "throughput", "reduce": "interval", "numerator": "pattern", "denominator": "naive"}
+    expected = ratio_interval([2.6, 290 / 120, 250 / 90])
+    assert reduce(spec) == [expected.estimate, expected.low, expected.high]
+    numbers = re.findall(NUMBER, expected.text().split(" (")[0] + " " + expected.text().split("(")[1])
+    assert all(_agrees(shown, value) for shown, value in zip(numbers, reduce(spec)))
 
 
 def test_the_checker_catches_a_drifted_figure():
