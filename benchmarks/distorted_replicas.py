@@ -7,8 +7,8 @@ servers per request, next to what the source (document 002, MongoDB 3.2 on one l
 
 Every node is a small machine (labkit's per-node CPU budget, 10 ms CFS period); each cluster size is warmed
 up with the budgets lifted first (a fresh JVM compiles its hot code slowly inside a fraction of a core),
-then every point runs the approaches in order and again in reverse (ABBA: a drift over consecutive runs
-weighs on both alike); ratios use the mean of the two. Experiments:
+then every point runs both approaches in REPEATS blocks, their order alternating (ABBA: a drift over consecutive
+runs weighs on both alike); ratios come from the runs of the same block, with a 95% interval. Experiments:
 - vertical: read and update touching 1, 2 or 3 attribute groups, one wide record vs one table per group;
 - by-author: an author's publications through an index on the aggregate vs the replica rooted at authors,
   on 1, 2 and 4 nodes;
@@ -62,9 +62,13 @@ def requests(row: dict[str, Any]) -> float:
     return round(sum(counts) / max(1, row.get("operations", 1)), 2) if counts else float("nan")
 
 
+REPEATS = 3
+"""Blocks per point: each runs both approaches, their order alternating (results.sweep), so every ratio has a 95% interval."""
+
+
 def measure(slot: ClusterSlot, phase: str, nodes: int, settings: dict[str, Any], size: dict[str, Any], operations: int, budget: float,
             experiment: str) -> list[dict[str, Any]]:
-    """Warm the cluster up unbudgeted, then run both approaches twice under the budget (ABBA)."""
+    """Warm the cluster up unbudgeted, then run both approaches REPEATS times under the budget, interleaved (ABBA...)."""
     slot.node_cpu = None
     slot.ensure(nodes)
     warm = SweepPlan(pattern=PATTERN.name, approaches=list(PATTERN.approaches), threads=[size["threads"]], nodes=[nodes],
@@ -72,21 +76,24 @@ def measure(slot: ClusterSlot, phase: str, nodes: int, settings: dict[str, Any],
     run_pattern_sweep(PATTERN, warm, phase=phase, settings=settings, slot=slot, echo=lambda s: print("warm-up: " + s))
     slot.node_cpu = budget
     rows = []
-    for repeat, order in ((1, ["naive", "pattern"]), (2, ["pattern", "naive"])):
-        plan = SweepPlan(pattern=PATTERN.name, approaches=order, threads=[size["threads"]], nodes=[nodes], operations=operations,
-                         processes=size["processes"])
-        for r in run_pattern_sweep(PATTERN, plan, phase=phase, settings=settings, slot=slot):
-            r.update(experiment=experiment, repeat=repeat, requests_per_tx=requests(r))
-            rows.append(r)
+    plan = SweepPlan(pattern=PATTERN.name, approaches=["naive", "pattern"], threads=[size["threads"]], nodes=[nodes], operations=operations,
+                     processes=size["processes"], repeats=REPEATS)
+    for r in run_pattern_sweep(PATTERN, plan, phase=phase, settings=settings, slot=slot):
+        r.update(experiment=experiment, requests_per_tx=requests(r))
+        rows.append(r)
     slot.node_cpu = None
     return rows
 
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
-    """Per experiment point: pattern / naive throughput (mean of the repeats), p95 and server CPU per transaction."""
+    """Per experiment point: pattern / naive throughput from the runs of the same block with its 95% interval
+    (results.intervals), p95 and server CPU per transaction (means of the repeats)."""
+    from labkit.results.intervals import paired_ratios, ratio_interval
+
     out = []
     keys = ["experiment", "phase", "groups", "nodes", "node_cpu", "threads"]
     for point, group in df.groupby([k for k in keys if k in df], dropna=False):
+        found = ratio_interval(paired_ratios(group, "pattern", "naive", keys=[])["ratio"])
         by = group.groupby("approach").agg(tput=("throughput", "mean"), p95=("p95_us", "mean"), cpu=("server_cpu_ms_per_tx", "mean"),
                                            req=("requests_per_tx", "mean"), lo=("throughput", "min"), hi=("throughput", "max"),
                                            limit=("limit", lambda v: "/".join(sorted(set(map(str, v))))))
@@ -96,7 +103,8 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
         row.update({
             "naive tx/s (repeats)": f"{by.loc['naive', 'lo']:.0f}-{by.loc['naive', 'hi']:.0f}",
             "pattern tx/s (repeats)": f"{by.loc['pattern', 'lo']:.0f}-{by.loc['pattern', 'hi']:.0f}",
-            "pattern/naive throughput": round(by.loc["pattern", "tput"] / by.loc["naive", "tput"], 2),
+            "pattern/naive throughput": round(found.estimate, 2) if found else None,
+            "interval": found.text() if found else "", "verdict": found.verdict if found else "",
             "naive p95 ms": round(by.loc["naive", "p95"] / 1000, 1), "pattern p95 ms": round(by.loc["pattern", "p95"] / 1000, 1),
             "naive server ms CPU/tx": round(by.loc["naive", "cpu"], 2), "pattern server ms CPU/tx": round(by.loc["pattern", "cpu"], 2),
             "pattern/naive server CPU": round(by.loc["pattern", "cpu"] / by.loc["naive", "cpu"], 2),
@@ -115,6 +123,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--only", default=",".join(EXPERIMENTS), help=f"comma-separated experiments to measure ({', '.join(EXPERIMENTS)}); "
                         "the rows of the others are kept from the results file")
+    parser.add_argument("--groups", type=lambda t: [int(g) for g in t.split(",")], default=[1, 2, 3],
+                        help="the vertical experiment's group counts in the order they run (e.g. 3,2,1: does the first one pay for the table's first flushes?)")
     args = parser.parse_args()
     only = [e.strip() for e in args.only.split(",") if e.strip()]
     unknown = [e for e in only if e not in EXPERIMENTS]
@@ -131,7 +141,7 @@ def main() -> None:
     try:
         if "vertical" in only:
             for phase, ops in (("read", size["read_ops"]), ("update", size["update_ops"])):
-                for groups in (1, 2, 3):
+                for groups in args.groups:
                     rows += measure(slot, phase, 1, {"publications": pubs, "groups": groups}, size, ops, size["vertical_budget"], "vertical")
         for nodes in size["by_author_nodes"] if "by-author" in only else []:
             rows += measure(slot, "by-author", nodes, {"publications": pubs}, size, size["by_author_ops"], size["budget"], "by-author")
@@ -167,7 +177,7 @@ def main() -> None:
     title = f"Distorted Replicas on budgeted Cassandra nodes ({pubs} publications; publish: {size['publish_publications']})"
     write(df[[c for c in COLUMNS if c in df]].copy(), OUT, stem, title, machine(), command)
     table = ratios(df)
-    write(table, OUT, stem + "_ratios", title + ": pattern vs naive, mean of two repeats (ABBA)", machine(), command)
+    write(table, OUT, stem + "_ratios", title + f": pattern vs naive, {REPEATS} interleaved repeats, 95% interval from paired blocks", machine(), command)
     print(table.to_string(index=False))
     if storage is not None:  # measured with the by-author experiment
         total = storage["bytes on disk"].sum()
@@ -186,7 +196,7 @@ def save_plots(df: pd.DataFrame, filters: pd.DataFrame, size: dict[str, Any], st
     fig = px.bar(vertical, x="groups", y="server_cpu_ms_per_tx", color="approach", barmode="group", facet_col="phase",
                  title=f"Server CPU per transaction: one wide record (naive) vs one table per group (pattern)<br><sup>Cassandra "
                        f"{df['server_version'].iloc[0]} · local · 1 node at {size['vertical_budget']} core · {size['threads']} in flight · "
-                       "mean of two repeats</sup>")
+                       f"mean of {REPEATS} repeats</sup>")
     save_figure(fig, OUT / f"{stem}_vertical")
     fp = px.line(filters, x="bits per author", y=["false-positive rate (measured)", "false-positive rate (estimate)"], markers=True, log_y=True,
                  title="Counting Bloom filter: false positives against size (two shards, after moves and withdrawals)")
