@@ -178,3 +178,15 @@ def ratio_table(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequenc
                         "method": found.method, "verdict": found.verdict, "text": found.text()})
             out.append(row)
     return pd.DataFrame(out)
+
+
+def ratio_between(rows: Any, column: str, numerator: Any, denominator: Any, *, metric: str = "throughput") -> RatioInterval | None:
+    """Two values of one column compared (e.g. nodes 3 over nodes 1), their runs paired by `repeat`: what a
+    notebook prints after a sweep over that column, with how sure it is."""
+    df = usable(pd.DataFrame(rows))
+    if "repeat" not in df:
+        df = df.assign(repeat=0)
+    side = {v: df[df[column] == v].groupby("repeat")[metric].mean() for v in (numerator, denominator)}
+    joined = pd.concat({"num": side[numerator], "den": side[denominator]}, axis=1).dropna()
+    joined = joined[joined["den"] > 0]
+    return ratio_interval(joined["num"] / joined["den"])
