@@ -86,7 +86,7 @@ class SweepPlan:
     With repeats, an offered load counts as overloaded when most of its repeats did not keep up."""
     warmup_block: bool = True
     """Before the first measured run on a cluster the sweep started (or found cold), run every approach once
-    at the first point, unmeasured: the first runs on a fresh cluster (cold caches, JIT, a budget's first
+    at the highest thread count and the first offered load, unmeasured: the first runs on a fresh cluster (cold caches, JIT, a budget's first
     periods) land far from the later ones, and would otherwise fall on whichever approach runs first."""
     control: str | None = None
     """An A/A control: this approach runs twice in every block, the second time recorded with
@@ -206,7 +206,7 @@ def sweep(
         cluster = cluster_for(nodes)
         warmed = plan.warmup_block and (cold() if cold is not None else True)
         if warmed:
-            first_threads, first_target = plan.threads[0], plan.targets[0]
+            first_threads, first_target = max(plan.threads), plan.targets[0]  # the most in flight: the shortest run that warms every path
             if echo is not None:
                 echo(f"warm-up block on the {nodes}-node cluster (not measured): {', '.join(plan.approaches)} once each at {first_threads} threads")
             for approach in plan.approaches:
