@@ -125,14 +125,21 @@ def main() -> None:
                         "the rows of the others are kept from the results file")
     parser.add_argument("--groups", type=lambda t: [int(g) for g in t.split(",")], default=[1, 2, 3],
                         help="the vertical experiment's group counts in the order they run (e.g. 3,2,1: does the first one pay for the table's first flushes?)")
+    parser.add_argument("--vertical-phases", default="read,update", help="the vertical experiment's phases; anything but both "
+                        "writes a check of its own (results/distorted_replicas_vertical_check.*) and leaves the committed rows alone")
     args = parser.parse_args()
+    phases = [p.strip() for p in args.vertical_phases.split(",") if p.strip()]
+    check = phases != ["read", "update"] or args.groups != [1, 2, 3]
+    if check and args.only != "vertical":
+        parser.error("--vertical-phases and --groups check the vertical experiment alone: add --only vertical")
     only = [e.strip() for e in args.only.split(",") if e.strip()]
     unknown = [e for e in only if e not in EXPERIMENTS]
     if unknown or not only:
         parser.error(f"unknown experiment {unknown[0] if unknown else '(none)'!r}: choose from {', '.join(EXPERIMENTS)}")
     profile = "quick" if args.quick else "classroom"
-    stem = "distorted_replicas" + ("_quick" if args.quick else "")
-    command = ".venv/bin/python benchmarks/distorted_replicas.py" + (" --quick" if args.quick else "")
+    stem = "distorted_replicas" + ("_quick" if args.quick else "") + ("_vertical_check" if check else "")
+    command = (".venv/bin/python benchmarks/distorted_replicas.py" + (" --quick" if args.quick else "")
+               + (f" --only vertical --vertical-phases {','.join(phases)} --groups {','.join(map(str, args.groups))}" if check else ""))
     size = SIZES[profile]
     pubs = size["publications"]
     rows: list[dict[str, Any]] = []
@@ -140,7 +147,7 @@ def main() -> None:
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print)
     try:
         if "vertical" in only:
-            for phase, ops in (("read", size["read_ops"]), ("update", size["update_ops"])):
+            for phase, ops in [(p, size[f"{p}_ops"]) for p in phases]:
                 for groups in args.groups:
                     rows += measure(slot, phase, 1, {"publications": pubs, "groups": groups}, size, ops, size["vertical_budget"], "vertical")
         for nodes in size["by_author_nodes"] if "by-author" in only else []:
@@ -166,9 +173,9 @@ def main() -> None:
     finally:
         route_slot.stop()
     for r in rows:
-        r["command"] = command + ("" if set(only) == set(EXPERIMENTS) else f" --only {','.join(only)}")
+        r["command"] = command + ("" if set(only) == set(EXPERIMENTS) or check else f" --only {','.join(only)}")
     earlier = OUT / f"{stem}.csv"
-    if set(only) != set(EXPERIMENTS) and earlier.exists():
+    if set(only) != set(EXPERIMENTS) and earlier.exists() and not check:
         kept = pd.read_csv(earlier).drop(columns=["machine"])
         if "command" not in kept:  # rows of a full run written before the column existed
             kept["command"] = command
@@ -184,6 +191,8 @@ def main() -> None:
         storage["share of all shapes"] = (storage["bytes on disk"] / total).round(3)
         write(storage, OUT, stem + "_storage", f"Bytes on disk per shape, {pubs} publications, one node (nodetool tablestats after flush)", machine(), command)
         print(storage.to_string(index=False))
+    if check:  # a check of the vertical experiment: its rows and ratios are all it writes
+        return
     filters = pd.DataFrame(filter_sizes(pubs))
     write(filters, OUT, stem + "_filters", f"Counting Bloom filters on two shards ({pubs} publications, 5% moved, 5% withdrawn): size vs false positives", machine(), command)
     print(filters.to_string(index=False))
