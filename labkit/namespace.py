@@ -41,7 +41,7 @@ def namespace_for(cluster: Any) -> str:
     chosen = os.environ.get(ENV)
     if chosen is not None:
         return checked(chosen.strip())
-    if getattr(cluster, "provider", None) == "external":
+    if cluster.provider == "external":  # every provider declares it (clusters.contract)
         from .clusters.contract import current_user
 
         return from_user(current_user())

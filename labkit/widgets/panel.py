@@ -113,7 +113,7 @@ class ControlPanel:
             options=list(NODE_CPU_CHOICES), description="CPU per node", style=style,
             tooltip="Each node's CPU budget: a budgeted node is a small machine of its own, so more nodes add capacity",
         )
-        fixed = getattr(slot, "fixed_nodes", None)
+        fixed = slot.fixed_nodes
         if fixed:  # a cluster labkit did not start: its size is its own, and budgets are not the lab's to set
             self.nodes.value, self.nodes.max = fixed, max(self.nodes.max, fixed)
             self.nodes.disabled = True
@@ -126,7 +126,7 @@ class ControlPanel:
         self.repeats = w.BoundedIntText(value=repeats or (size.repeats if size else 1), min=1, max=20, description="repeats", style=style,
                                         layout=w.Layout(width="260px"),
                                         tooltip="Runs of each point, the approaches alternating; from 3 the ratio gets a 95% interval")
-        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase, getattr(slot, "engine", None))}
+        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase, slot.engine)}
         self.settings = {setting.name: _setting_widget(setting, initial[setting.name], style, layout) for setting in pattern.settings_for(self.phase)}
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True, tooltip="Stop after recording the run in progress as partial")
