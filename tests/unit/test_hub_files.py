@@ -82,7 +82,7 @@ def test_jupyterlab_opens_on_the_first_notebook(tmp_path):
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         location = None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # a loaded 2-core machine (a cluster beside it) can take a minute to start JupyterLab
         opener = urllib.request.build_opener(_NoRedirect)
         while time.monotonic() < deadline and location is None:
             try:
@@ -95,9 +95,13 @@ def test_jupyterlab_opens_on_the_first_notebook(tmp_path):
         assert location is not None, "JupyterLab did not answer"
         assert location.split("?")[0].endswith("/lab/tree/notebooks/00_getting_started.ipynb"), location  # without the config: /lab
         assert (REPO / "notebooks" / "00_getting_started.ipynb").exists()
-    finally:
+    finally:  # stopped by its PID whatever happened, so no JupyterLab outlives the test
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=30)
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
