@@ -26,6 +26,9 @@ class Tactic:
     title = "a change"
     client_side = False  # changes the client's own settings: the run stays in one client process
     changes_nodes = 0  # nodes added (+1) or removed (-1)
+    evidence_under_budgets = False
+    """The after-run evidence reads the node budgets themselves (the budget tactic), so it is taken while they
+    are in force; every other tactic's evidence is taken with the budgets lifted, like verify (not measured)."""
     settle_s = 0.0
     """Seconds after the server confirms the tactic that are not yet its steady state (a new node's JIT
     and caches warming, the driver moving requests): reported as the `settling` window, kept out of `after`."""

@@ -200,6 +200,7 @@ class SetNodeCpu(Tactic):
     """Give every node a larger (or smaller) CPU budget: a bigger machine per node, in place."""
 
     name = "node-cpu"
+    evidence_under_budgets = True  # its evidence is the budgets: read them before verify lifts them
 
     def __init__(self, cores: float):
         self.cores = budgets.checked(cores)
