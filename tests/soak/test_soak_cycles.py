@@ -122,6 +122,9 @@ def kill_a_kernel_mid_run() -> list[psutil.Process]:
         kernel.wait(30)
     finally:
         kc.stop_channels()
+        if km.is_alive():  # the test failed before its kill: the kernel's run must not hold the cluster for the tests after it
+            km.shutdown_kernel(now=True)
+            subprocess.run([sys.executable, "-m", "labkit", "down"], capture_output=True, timeout=300)  # and its cluster, by PID
         km.cleanup_resources()
     return [p for p in descendants if "java" not in p.name()]  # the servers are the next start's to reap
 
