@@ -312,7 +312,7 @@ def _unverified(rows: list[dict]) -> str:
 def noise_command(
     nodes: int = typer.Option(1, "--nodes", "-n", min=1, max=8, help="Nodes of the cluster the A/A runs measure."),
     threads: int = typer.Option(16, "--threads", "-t", min=1, help="Client threads of every run."),
-    operations: int = typer.Option(3000, "--operations", "-o", min=100, help="Transactions per run."),
+    operations: int = typer.Option(10000, "--operations", "-o", min=100, help="Transactions per run (about 2 s each on one local node)."),
     repeats: int = typer.Option(5, "--repeats", "-r", min=3, help="Blocks, each a run and its copy (at least 3, for an interval)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),

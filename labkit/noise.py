@@ -17,7 +17,7 @@ from .results.intervals import RatioInterval, noise_floor
 APPROACH = "baseline/a"
 
 
-def noise_plan(*, nodes: int = 1, threads: int = 16, operations: int = 3000, repeats: int = 5, records: int = 2000) -> Any:
+def noise_plan(*, nodes: int = 1, threads: int = 16, operations: int = 10000, repeats: int = 5, records: int = 2000) -> Any:
     """The A/A sweep: workload A on primary keys, `repeats` blocks of a run and its copy."""
     from .workloads.ycsb import WORKLOAD
 
