@@ -1,6 +1,7 @@
 """Does the sweep's warm-up block bring a fresh cluster to steady state before the first measured block?
 
     .venv/bin/python benchmarks/warmup_block.py           # 4 fresh clusters (with, without, without, with), 3 blocks each (about 12 min)
+    .venv/bin/python benchmarks/warmup_block.py --cold    # the same without the runner's own warm-up in each run (as `labkit run` by default)
     .venv/bin/python benchmarks/warmup_block.py --quick   # 2 fresh clusters, small: checks the script, claims nothing
 
 The setting where the first run misled most (the issue "Say how sure": the legacy index made 89-99 logins/s
@@ -40,12 +41,12 @@ COLUMNS = ["cluster", "warmup_block", "repeat", "order", "approach", "nodes", "n
            "p95_us", "errors", "verify_state", "server_cpu_ms_per_tx", "node_busy_max", "limit", "engine", "server_version", "provider"]
 
 
-def one_cluster(number: int, warm: bool, nodes: int, threads: int, operations: int, users: int, repeats: int) -> list[dict]:
+def one_cluster(number: int, warm: bool, nodes: int, threads: int, operations: int, users: int, repeats: int, run_warmup: int) -> list[dict]:
     """A fresh budgeted cluster, `repeats` interleaved blocks, with or without the unmeasured warm-up block."""
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     try:
         plan = SweepPlan(pattern=index_table.NAME, approaches=APPROACHES, threads=[threads], nodes=[nodes], operations=operations,
-                         processes=2, repeats=repeats, warmup_block=warm, run_options={"warmup": operations})
+                         processes=2, repeats=repeats, warmup_block=warm, run_options={"warmup": run_warmup})
         rows = run_pattern_sweep(index_table.PATTERN, plan, phase="login", settings={"users": users}, slot=slot)
     finally:
         slot.stop()
@@ -82,20 +83,23 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="2 clusters, small: checks the script, claims nothing")
+    parser.add_argument("--cold", action="store_true", help="no unbudgeted warm-up transactions inside each run (labkit run's default)")
     args = parser.parse_args()
     order, nodes, threads, operations, users, repeats = (([True, False], 2, 16, 300, 1000, 2) if args.quick else
                                                         ([True, False, False, True], 3, 32, 1500, 20000, 3))
-    command = ".venv/bin/python benchmarks/warmup_block.py" + (" --quick" if args.quick else "")
+    command = ".venv/bin/python benchmarks/warmup_block.py" + (" --quick" if args.quick else "") + (" --cold" if args.cold else "")
+    run_warmup = 0 if args.cold else operations
     rows: list[dict] = []
     try:
         for number, warm in enumerate(order, start=1):
-            rows += one_cluster(number, warm, nodes, threads, operations, users, repeats)
+            rows += one_cluster(number, warm, nodes, threads, operations, users, repeats, run_warmup)
     except KeyboardInterrupt:
         print("interrupted: writing the runs measured so far")
     df = pd.DataFrame(rows)
-    name = "warmup_block" + ("_quick" if args.quick else "")
+    name = "warmup_block" + ("_quick" if args.quick else "") + ("_cold" if args.cold else "")
     title = (f"index-table login on {nodes} fresh nodes at {BUDGET} core each, {threads} in flight, {operations} logins of {users} users, "
-             f"{repeats} interleaved blocks: with and without the unmeasured warm-up block")
+             f"{repeats} interleaved blocks{', no warm-up inside the runs' if args.cold else f', {run_warmup} unbudgeted warm-up transactions in each run'}: "
+             "with and without the unmeasured warm-up block")
     write(df[[c for c in COLUMNS if c in df]].copy(), OUT, name, title, machine(), command)
     table = summary(df)
     write(table, OUT, name + "_summary", title + " (how far the first measured block lands from the later ones)", machine(), command)
