@@ -119,3 +119,23 @@ def test_a_cluster_owned_by_a_live_notebook_is_not_reaped(tmp_path, monkeypatch)
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_process_on_a_reused_pid_is_still_seen_under_its_directory(tmp_path):
+    """psutil's cache of the last process on a PID must not hide a new process that got the same PID."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    from labkit.clusters.local.processes import processes_under
+
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(tmp_path)])
+    try:
+        list(psutil.process_iter(["pid"]))  # psutil's cache now holds an entry for the sleeper's PID
+        psutil._pmap[sleeper.pid] = psutil.Process(os.getpid())  # a stale entry, as if an older process had held that PID
+        assert [p.pid for p in processes_under(tmp_path)] == [sleeper.pid]
+    finally:
+        psutil.process_iter.cache_clear()
+        sleeper.kill()
+        sleeper.wait()

@@ -67,6 +67,10 @@ def processes_under(directory: Path) -> list[psutil.Process]:
     """Every live process whose command line mentions `directory`: what labkit started there."""
     marker = str(directory)
     found = []
+    # psutil caches the Process of each PID between calls; a process whose PID was reused since then
+    # (thousands of starts in one CI run, pid_max 32768) is dropped as gone for one call, which would
+    # let a live node go unseen. Every call starts from the live process table.
+    psutil.process_iter.cache_clear()
     for proc in psutil.process_iter(["pid", "cmdline"]):
         try:
             if proc.pid != os.getpid() and marker in " ".join(proc.info["cmdline"] or []):
