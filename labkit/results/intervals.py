@@ -35,7 +35,7 @@ class RatioInterval:
     low: float
     high: float
     pairs: int
-    method: str  # "t", "bootstrap" or "spread"
+    method: str  # "t", "bootstrap", "welch" (two independent groups) or "spread"
 
     @property
     def has_interval(self) -> bool:
@@ -100,14 +100,32 @@ POINT_KEYS = ("engine", "provider", "pattern", "phase", "nodes", "node_cpu", "th
 """What makes two rows the same point (besides the pattern's own settings, which `point_keys` adds)."""
 
 
+def flag(column: pd.Series) -> pd.Series:
+    """A yes/no column as booleans, whether it holds bools, 1/0 or the strings a CSV gives back ("True")."""
+    return column.map(lambda v: v is True or str(v) == "True" or v == 1)
+
+
+def complete_runs(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of runs that ran to the end (all of them when the rows do not say)."""
+    return rows[flag(rows["complete"])] if "complete" in rows else rows
+
+
 def usable(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows a ratio may use: complete runs that are not the A/A control's second copy."""
-    df = rows
-    if "complete" in df:
-        df = df[df["complete"].map(lambda v: v is True or str(v) == "True" or v == 1)]
+    df = complete_runs(rows)
     if "control_copy" in df:
-        df = df[~df["control_copy"].map(lambda v: v is True or str(v) == "True" or v == 1)]
+        df = df[~flag(df["control_copy"])]
     return df
+
+
+def divided(numerator: pd.Series, denominator: pd.Series) -> pd.DataFrame:
+    """Two series on one index joined where both have a value and the denominator is positive, with
+    `ratio` = numerator / denominator; the index becomes columns."""
+    joined = pd.concat({"num": numerator, "den": denominator}, axis=1).dropna()
+    joined = joined[joined["den"] > 0]
+    out = joined.reset_index()
+    out["ratio"] = out["num"] / out["den"]
+    return out
 
 
 def point_keys(rows: pd.DataFrame, settings: Sequence[str] = ()) -> list[str]:
@@ -128,11 +146,7 @@ def paired_ratios(rows: pd.DataFrame, numerator: str, denominator: str, *, metri
     for name in (numerator, denominator):
         part = df[df["approach"] == name][[*by, metric]]
         side[name] = part.groupby(by, dropna=False)[metric].mean()  # one run per approach and block; mean guards duplicates
-    joined = pd.concat({"num": side[numerator], "den": side[denominator]}, axis=1).dropna()
-    joined = joined[joined["den"] > 0]
-    out = joined.reset_index()
-    out["ratio"] = out["num"] / out["den"]
-    return out[[*by, "ratio"]]
+    return divided(side[numerator], side[denominator])[[*by, "ratio"]]
 
 
 def control_ratios(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequence[str] | None = None) -> pd.DataFrame:
@@ -140,17 +154,13 @@ def control_ratios(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequ
     interval is the noise floor: how far apart two runs of one approach land on this machine."""
     if "control_copy" not in rows:
         return pd.DataFrame(columns=["approach", "repeat", "ratio"])
-    df = rows[rows["complete"].map(lambda v: v is True or str(v) == "True" or v == 1)] if "complete" in rows else rows
-    copy = df["control_copy"].map(lambda v: v is True or str(v) == "True" or v == 1)
+    df = complete_runs(rows)
+    copy = flag(df["control_copy"])
     keys = list(keys) if keys is not None else point_keys(df)
     by = [*keys, "approach", "repeat"]
     second = df[copy].groupby(by, dropna=False)[metric].mean()
     first = df[~copy & df["approach"].isin(df.loc[copy, "approach"].unique())].groupby(by, dropna=False)[metric].mean()
-    joined = pd.concat({"copy": second, "first": first}, axis=1).dropna()
-    joined = joined[joined["first"] > 0]
-    out = joined.reset_index()
-    out["ratio"] = out["copy"] / out["first"]
-    return out[[*by, "ratio"]]
+    return divided(second, first)[[*by, "ratio"]]
 
 
 def noise_floor(rows: pd.DataFrame, *, metric: str = "throughput") -> RatioInterval | None:
@@ -187,6 +197,31 @@ def ratio_between(rows: Any, column: str, numerator: Any, denominator: Any, *, m
     if "repeat" not in df:
         df = df.assign(repeat=0)
     side = {v: df[df[column] == v].groupby("repeat")[metric].mean() for v in (numerator, denominator)}
-    joined = pd.concat({"num": side[numerator], "den": side[denominator]}, axis=1).dropna()
-    joined = joined[joined["den"] > 0]
-    return ratio_interval(joined["num"] / joined["den"])
+    return ratio_interval(divided(side[numerator], side[denominator])["ratio"])
+
+
+def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[float],
+                            confidence: float = CONFIDENCE) -> RatioInterval | None:
+    """The ratio of two independent groups of runs (e.g. CPU per transaction at 8 nodes over 1 node: different
+    clusters, so no block pairs them): geometric mean over geometric mean, with a Welch t-interval on the
+    difference of their mean logs; `pairs` is the smaller group's size. Below MIN_PAIRS in either group, the
+    spread of every cross ratio and "too few repeats"."""
+    import numpy as np
+    from scipy import stats
+
+    def clean(values: Iterable[float]) -> list[float]:
+        return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v)) and v > 0]
+
+    top, bottom = clean(numerator), clean(denominator)
+    if not top or not bottom:
+        return None
+    log_top, log_bottom = np.log(top), np.log(bottom)
+    estimate = float(np.exp(log_top.mean() - log_bottom.mean()))
+    smaller = min(len(top), len(bottom))
+    if smaller < MIN_PAIRS:
+        cross = [t / b for t in top for b in bottom]
+        return RatioInterval(estimate, min(cross), max(cross), smaller, "spread")
+    if np.ptp(log_top) == 0 and np.ptp(log_bottom) == 0:
+        return RatioInterval(estimate, estimate, estimate, smaller, "welch")
+    found = stats.ttest_ind(log_top, log_bottom, equal_var=False).confidence_interval(confidence)
+    return RatioInterval(estimate, float(np.exp(found.low)), float(np.exp(found.high)), smaller, "welch")

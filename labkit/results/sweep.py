@@ -86,8 +86,9 @@ class SweepPlan:
     With repeats, an offered load counts as overloaded when most of its repeats did not keep up."""
     warmup_block: bool = True
     """Before the first measured run on a cluster the sweep started (or found cold), run every approach once
-    at the highest thread count and the first offered load, unmeasured: the first runs on a fresh cluster (cold caches, JIT, a budget's first
-    periods) land far from the later ones, and would otherwise fall on whichever approach runs first."""
+    at the highest thread count and the first offered load, unmeasured: the first runs on a fresh cluster
+    (cold caches, JIT, a budget's first periods) land far from the later ones, and would otherwise fall on
+    whichever approach runs first."""
     control: str | None = None
     """An A/A control: this approach runs twice in every block, the second time recorded with
     control_copy=True; the spread of copy / first is the noise floor of the sweep (results.intervals)."""

@@ -27,6 +27,7 @@ from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan
 from ..patterns.description import Pattern, Setting, NamedSweep
 from ..patterns.pattern_sweep import PatternSweep
+from ..results import figures
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
 CLIENT_BOUND_WARNING = (
@@ -351,15 +352,10 @@ class ControlPanel:
 
 def point_spread(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Per thread count: the median throughput and p95 (ms) of its runs, their min and max, how many runs, and
-    what limited most of them."""
+    what limited most of them (results.figures.point_spread, which the saved figures draw too)."""
     df = pd.DataFrame(rows)
     df["p95_ms"] = df["p95_us"] / 1000.0
-    df["limited"] = [limit_kind(r.get("limit"), r.get("client_saturated")) for r in rows]
-    grouped = df.groupby("threads", sort=True)
-    out = grouped.agg(runs=("throughput", "size"), throughput=("throughput", "median"), throughput_min=("throughput", "min"),
-                      throughput_max=("throughput", "max"), p95_ms=("p95_ms", "median"), p95_ms_min=("p95_ms", "min"),
-                      p95_ms_max=("p95_ms", "max"), limited=("limited", lambda v: v.mode().iloc[0]))
-    return out.reset_index()
+    return figures.point_spread(df, ("throughput", "p95_ms"), "approach").rename(columns={"limited by": "limited"}).sort_values("threads")
 
 
 def ratio_summary(rows: list[dict[str, Any]]) -> str:

@@ -13,6 +13,7 @@ from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
 from labkit.results import SweepPlan, sweep
 from labkit.results.intervals import (TOO_FEW, WITHIN_NOISE, control_ratios, noise_floor, paired_ratios, ratio_interval, ratio_table,
+                                     unpaired_ratio_interval,
                                       ratio_text)
 
 T_975_DF2 = 4.302652729911275  # Student's t, 97.5th percentile, 2 degrees of freedom (tables)
@@ -70,6 +71,27 @@ def _rows(pattern_tput, naive_tput, **extra):
             rows.append({"engine": "cassandra", "pattern": "index-table", "nodes": 3, "threads": 32, "approach": approach,
                          "repeat": repeat, "throughput": value, "complete": True, "control_copy": False, **extra})
     return pd.DataFrame(rows)
+
+
+def test_two_independent_groups_get_a_welch_interval_on_their_logs():
+    # logs 0,1,2 over logs 0,0.5,1: difference of means 0.5; variances 1 and 0.25, so se = sqrt(1/3 + 0.25/3)
+    # and Welch's degrees of freedom (v1 + v2)^2 / (v1^2/2 + v2^2/2) with v = var/3, worked by hand here
+    found = unpaired_ratio_interval([1, math.e, math.e ** 2], [1, math.e ** 0.5, math.e])
+    v1, v2 = 1 / 3, 0.25 / 3
+    df = (v1 + v2) ** 2 / (v1 ** 2 / 2 + v2 ** 2 / 2)
+    from scipy.stats import t
+    half = t.ppf(0.975, df) * math.sqrt(v1 + v2)
+    assert found.method == "welch" and found.pairs == 3
+    assert found.estimate == pytest.approx(math.exp(0.5))
+    assert (found.low, found.high) == pytest.approx((math.exp(0.5 - half), math.exp(0.5 + half)))
+    assert found.within_noise
+
+
+def test_independent_groups_below_three_runs_give_the_spread_of_every_cross_ratio():
+    found = unpaired_ratio_interval([4.0, 6.0], [1.0, 2.0, 2.0])
+    assert found.method == "spread" and found.pairs == 2 and (found.low, found.high) == (2.0, 6.0)
+    assert TOO_FEW in found.text()
+    assert unpaired_ratio_interval([], [1.0]) is None
 
 
 def test_ratios_pair_the_runs_of_one_block_and_leave_out_partial_runs_and_control_copies():

@@ -238,5 +238,5 @@ def test_repeats_are_one_point_with_their_spread_and_the_ratio_says_how_sure_it_
     assert list(trace.y) == [naive["throughput"].median()] and trace.error_y.visible
     assert trace.error_y.array[0] == pytest.approx(naive["throughput"].max() - naive["throughput"].median())
     assert "pattern / naive at 2 threads, 2 node(s): " in panel.status.value and "x (" in panel.status.value
-    assert list(point_spread(panel.rows)["runs"]) == [6]
+    assert list(point_spread(panel.rows)["runs"]) == [3, 3]  # one point per approach, each its 3 repeats
     assert ControlPanel(PATTERN, slot=ClusterSlot(start), size=PATTERN.named_sweep("classroom", "login")).repeats.value == 3
