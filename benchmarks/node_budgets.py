@@ -39,7 +39,10 @@ from labkit.results import SweepPlan  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
-COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "operations", "throughput",
+REPEATS = 3
+"""Blocks per point: every approach once per block, in ABBA order, plus the A/A control's copy (results.sweep)."""
+COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "repeat", "order", "control_copy",
+           "warmup_block", "complete", "processes", "operations", "throughput",
            "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "limit"]
 
@@ -61,6 +64,8 @@ class Experiment:
     warmup: dict[str | None, int] = field(default_factory=dict)
     only: tuple[str, ...] = ()
     """The approaches it runs; empty: every approach the description has on Cassandra."""
+    control: str | None = None
+    """The approach run twice per block (the A/A control: how far two runs of one approach land apart)."""
 
     @property
     def approaches(self) -> list[str]:
@@ -76,11 +81,12 @@ FAN_OUT_SIZES = data(fan_out.PATTERN, "classroom", "paginate")
 FAN_OUT_QUICK = data(fan_out.PATTERN, "quick", "paginate")
 CLASSROOM = {
     "index-table": Experiment(index_table.PATTERN, "index-table", [("login", data(index_table.PATTERN, "classroom", "login"))], [1, 2, 4, 8], [32, 96], 2000, "node_budgets", "login",
-                              warmup={"login": 2000}),
+                              warmup={"login": 2000}, control="pattern"),
     "fan-out": Experiment(fan_out.PATTERN, "fan-out", [("paginate", FAN_OUT_SIZES), ("post", FAN_OUT_SIZES)], [4, 8], [32, 96], 1000,
-                          "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}),
+                          "node_budgets_fan_out", "page or post", warmup={"paginate": 1000}, control="pattern"),
     "ycsb-pk": Experiment(ycsb.WORKLOAD, "ycsb", [(None, data(ycsb.WORKLOAD, "classroom", "primary-key"))],
-                          [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}, only=("baseline/a",)),
+                          [1, 2, 4, 8], [32, 96], 3000, "node_budgets_ycsb_pk", "read or update", warmup={None: 3000}, only=("baseline/a",),
+                          control="baseline/a"),
 }
 QUICK = {
     "index-table": Experiment(index_table.PATTERN, "index-table", [("login", data(index_table.PATTERN, "quick", "login"))], [1, 2], [16], 300, "node_budgets_quick", "login",
@@ -95,23 +101,64 @@ QUICK = {
 
 
 def pattern_ratios(df: pd.DataFrame, unit: str) -> pd.DataFrame:
-    """Per phase, node count and in-flight level: pattern / each naive approach (throughput), and server CPU per transaction."""
+    """Per phase, node count and in-flight level: each approach's throughput (median and range over the
+    repeats), pattern / each naive approach paired by block with its 95% interval and verdict
+    (results.intervals), the A/A control's copy / first run, and server CPU per transaction (medians)."""
+    from labkit.results.intervals import control_ratios, paired_ratios, ratio_interval, usable
+
+    keys = ["phase", "nodes", "threads"]
+    kept = usable(df)
+    copies = control_ratios(df, keys=keys)
     out = []
-    for (phase, nodes, threads), group in df.groupby(["phase", "nodes", "threads"]):
-        by = group.set_index("approach")
-        row = {"phase": phase, "nodes": nodes, "in flight": threads}  # threads: client threads in all processes
-        for a in by.index:
-            row[f"{a} {unit}s/s"] = round(by.loc[a, "throughput"], 1)
-        for naive in [a for a in by.index if a.startswith("naive")]:
-            if "pattern" in by.index:
-                row[f"pattern/{naive}"] = round(by.loc["pattern", "throughput"] / by.loc[naive, "throughput"], 2)
-        for a in by.index:
-            row[f"{a} server ms CPU/{unit}"] = round(by.loc[a, "server_cpu_ms_per_tx"], 2)
-        if "server_cpu_ms_per_tx_net" in by:
-            for a in by.index:
-                row[f"{a} above idle"] = round(by.loc[a, "server_cpu_ms_per_tx_net"], 2)
-        row["limits"] = ", ".join(f"{a}: {by.loc[a, 'limit']}" for a in by.index)
+    for (phase, nodes, threads), group in kept.groupby(keys):
+        by = group.groupby("approach")
+        row: dict[str, Any] = {"phase": phase, "nodes": nodes, "in flight": threads, "repeats": int(by.size().min())}
+        for a, runs in by:
+            row[f"{a} {unit}s/s"] = round(runs["throughput"].median(), 1)
+            row[f"{a} range"] = f"{runs['throughput'].min():.0f}-{runs['throughput'].max():.0f}"
+        for naive in [a for a in by.groups if a.startswith("naive")]:
+            if "pattern" in by.groups:
+                pairs = paired_ratios(group, "pattern", naive, keys=keys)
+                found = ratio_interval(pairs["ratio"])
+                row[f"pattern/{naive}"] = round(found.estimate, 2)
+                row[f"pattern/{naive} low"] = round(found.low, 2)
+                row[f"pattern/{naive} high"] = round(found.high, 2)
+                row[f"pattern/{naive} verdict"] = found.verdict
+        here = copies[(copies["phase"] == phase) & (copies["nodes"] == nodes) & (copies["threads"] == threads)]
+        control = ratio_interval(here["ratio"]) if len(here) else None
+        row["A/A control copy/first"] = control.text() if control is not None else ""
+        for a, runs in by:
+            row[f"{a} server ms CPU/{unit}"] = round(runs["server_cpu_ms_per_tx"].median(), 2)
+        if "server_cpu_ms_per_tx_net" in group:
+            for a, runs in by:
+                row[f"{a} above idle"] = round(runs["server_cpu_ms_per_tx_net"].median(), 2)
+        row["limits"] = ", ".join(f"{a}: {'/'.join(sorted(set(runs['limit'].astype(str))))}" for a, runs in by)
         out.append(row)
+    return pd.DataFrame(out)
+
+
+def cpu_growth(df: pd.DataFrame, unit: str, column: str = "server_cpu_ms_per_tx_net") -> pd.DataFrame:
+    """Per approach and in-flight level: server CPU per transaction (above idle) at n nodes over 1 node, with
+    an interval for two independent groups of repeats (different clusters: nothing to pair)."""
+    from labkit.results.intervals import unpaired_ratio_interval, usable
+
+    kept = usable(df)
+    if column not in kept:
+        return pd.DataFrame()
+    out = []
+    for (phase, approach, threads), group in kept.groupby(["phase", "approach", "threads"]):
+        base_nodes = group["nodes"].min()
+        base = group[group["nodes"] == base_nodes][column]
+        for nodes, runs in group.groupby("nodes"):
+            if nodes == base_nodes:
+                continue
+            found = unpaired_ratio_interval(runs[column], base)
+            if found is None:
+                continue
+            out.append({"phase": phase, "approach": approach, "in flight": threads, "nodes": nodes, "over nodes": base_nodes,
+                        f"ms CPU/{unit} above idle": round(runs[column].median(), 2),
+                        "ratio": round(found.estimate, 2), "low": round(found.low, 2), "high": round(found.high, 2),
+                        "repeats": found.pairs, "verdict": found.verdict, "text": found.text()})
     return pd.DataFrame(out)
 
 
@@ -244,6 +291,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", nargs="?", default="index-table", choices=sorted(CLASSROOM) + ["period", "index-table-wide"])
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help=f"blocks per point (default {REPEATS}; 1 gives no interval)")
     args = parser.parse_args()
     if args.what == "period":
         cfs_period(args.quick, ".venv/bin/python benchmarks/node_budgets.py period" + (" --quick" if args.quick else ""))
@@ -252,13 +300,15 @@ def main() -> None:
         index_table_wide(args.quick, ".venv/bin/python benchmarks/node_budgets.py index-table-wide" + (" --quick" if args.quick else ""))
         return
     exp = (QUICK if args.quick else CLASSROOM)[args.what]
-    command = ".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
+    command = (".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
+               + (f" --repeats {args.repeats}" if args.repeats != REPEATS else ""))
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
         for nodes, (phase, sizes) in ((n, p) for n in exp.nodes for p in exp.phases):  # all phases on one cluster size
             plan = SweepPlan(pattern=exp.pattern, approaches=exp.approaches, threads=exp.threads, nodes=[nodes],
-                             operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+                             operations=exp.operations, processes=exp.processes, run_options={"warmup": exp.warmup.get(phase, 0)},
+                             repeats=args.repeats, control=exp.control, warmup_block=True)
             measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
             rows[phase].extend(measured)
             if not all(r.get("complete", True) for r in measured):  # Ctrl-C: keep what was measured, run no more
@@ -284,6 +334,11 @@ def main() -> None:
         table, suffix, what = scaling(df, exp.unit), "scaling", "throughput as nodes are added, and server CPU per operation"
     else:
         table, suffix, what = pattern_ratios(df, exp.unit), "ratios", "pattern vs naive, and server CPU per transaction"
+        growth = cpu_growth(df, exp.unit)
+        if not growth.empty:
+            write(growth, OUT, f"{exp.stem}_cpu_growth", f"{exp.pattern} on nodes budgeted at {BUDGET} core each: server CPU per "
+                  f"{exp.unit} above idle at n nodes over the smallest cluster, {args.repeats} repeats each, 95% interval (Welch, on logs)",
+                  machine(), command)
     write(table, OUT, f"{exp.stem}_{suffix}", f"{exp.pattern} on nodes budgeted at {BUDGET} core each: {what}", machine(), command)
     print(table.to_string(index=False))
 

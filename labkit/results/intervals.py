@@ -225,3 +225,17 @@ def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[fl
         return RatioInterval(estimate, estimate, estimate, smaller, "welch")
     found = stats.ttest_ind(log_top, log_bottom, equal_var=False).confidence_interval(confidence)
     return RatioInterval(estimate, float(np.exp(found.low)), float(np.exp(found.high)), smaller, "welch")
+
+
+def interval_of(rows: Any, column: str, numerator: Any, denominator: Any, *, between: str = "approach",
+                pair_on: Sequence[str] = ()) -> RatioInterval | None:
+    """A quoted ratio recomputed from raw rows: `numerator` over `denominator`, two values of the `between`
+    column. Approaches (the default) ran in the same blocks, so their runs pair by `repeat` (and `pair_on`);
+    any other column (e.g. nodes 8 over 1) compares independent runs with a Welch interval."""
+    df = pd.DataFrame(rows).copy()
+    df[column] = pd.to_numeric(df[column].astype(str).str.replace(",", ""), errors="coerce")
+    if between == "approach":
+        return ratio_interval(paired_ratios(df, str(numerator), str(denominator), metric=column, keys=list(pair_on))["ratio"])
+    kept = usable(df)
+    side = [kept[kept[between].astype(str) == str(value)][column] for value in (numerator, denominator)]
+    return unpaired_ratio_interval(*side)

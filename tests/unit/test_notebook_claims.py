@@ -70,17 +70,15 @@ def _number(text: str) -> float:
 
 def interval(spec: dict, chosen: list[dict[str, str]]):
     """`reduce = "interval"`: the raw rows' `numerator` / `denominator` approach, paired by `repeat` (and by
-    the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report."""
-    import pandas as pd
+    the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report. With
+    `between = COLUMN`, numerator and denominator are two values of that column whose runs are independent
+    (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on their logs."""
+    from labkit.results.intervals import interval_of
 
-    from labkit.results.intervals import paired_ratios, ratio_interval
-
-    df = pd.DataFrame(chosen)
-    df[spec["column"]] = df[spec["column"]].map(_number)
     keys = spec.get("pair_on", [])
-    pairs = paired_ratios(df, spec["numerator"], spec["denominator"], metric=spec["column"], keys=keys if isinstance(keys, list) else [keys])
-    found = ratio_interval(pairs["ratio"])
-    assert found is not None, f"{spec['file']} {spec.get('where')}: no pair of {spec['numerator']} and {spec['denominator']} runs"
+    found = interval_of(chosen, spec["column"], spec["numerator"], spec["denominator"], between=spec.get("between", "approach"),
+                        pair_on=keys if isinstance(keys, list) else [keys])
+    assert found is not None, f"{spec['file']} {spec.get('where')}: no runs of {spec['numerator']} and {spec['denominator']} to compare"
     return found
 
 
@@ -185,6 +183,20 @@ def test_an_interval_claim_is_recomputed_from_paired_raw_rows(monkeypatch, tmp_p
     assert reduce(spec) == [expected.estimate, expected.low, expected.high]
     numbers = re.findall(NUMBER, expected.text().split(" (")[0] + " " + expected.text().split("(")[1])
     assert all(_agrees(shown, value) for shown, value in zip(numbers, reduce(spec)))
+
+
+def test_an_interval_between_two_values_of_a_column_compares_independent_runs(monkeypatch):
+    """`between = "nodes"`: runs at 8 nodes over runs at 1 node, a Welch interval (this test's own guard)."""
+    from labkit.results.intervals import unpaired_ratio_interval
+
+    raw = [{"approach": "pattern", "repeat": str(i), "nodes": str(n), "complete": "True", "control_copy": str(copy), "cpu": str(v)}
+           for n, values in ((1, (0.5, 0.55, 0.6)), (8, (2.0, 2.4, 2.2))) for i, v in enumerate(values) for copy in (False,)]
+    raw.append({"approach": "pattern", "repeat": "0", "nodes": "8", "complete": "True", "control_copy": "True", "cpu": "9.0"})  # left out
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    spec = {"file": "x.csv", "where": {"approach": "pattern"}, "column": "cpu", "reduce": "interval", "between": "nodes",
+            "numerator": 8, "denominator": 1}
+    expected = unpaired_ratio_interval([2.0, 2.4, 2.2], [0.5, 0.55, 0.6])
+    assert reduce(spec) == [expected.estimate, expected.low, expected.high]
 
 
 def test_the_checker_catches_a_drifted_figure():

@@ -1,0 +1,93 @@
+"""Before and after: each ratio the notebooks quoted from a single run, next to the same ratio re-measured
+with repeats (median and 95% interval from the raw rows), and the verdict.
+
+    .venv/bin/python benchmarks/remeasured.py     # reads benchmarks/remeasured.toml, writes results/remeasured.{csv,md}
+
+Each [[ratio]] in remeasured.toml names the single-run figure as it was committed (`before`, and where it
+came from) and the raw rows that measure it now (`file`, `where`, `column`, `numerator` / `denominator`,
+and `between` when they are two values of a column other than the approach, such as node counts; `pair_on`
+names further columns a pair shares, e.g. threads when a ratio pools a sweep's thread counts). The
+verdict compares the two on the size of the effect (how far from 1, on a log scale):
+- within noise: the new interval holds 1;
+- held: the old figure lies inside the new interval;
+- grew / shrank: the old figure lies outside, and the new estimate is further from 1 / closer to 1;
+- reversed: the new interval excludes 1 on the other side of it;
+- too few repeats: fewer than 3 runs to form an interval.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pattern_sweeps import machine  # noqa: E402
+from report import write  # noqa: E402
+
+from labkit.results.intervals import RatioInterval, interval_of  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+def verdict(before: float, after: RatioInterval) -> str:
+    """What became of a single-run ratio once measured with repeats (see the module's docstring)."""
+    if not after.has_interval:
+        return "too few repeats"
+    if after.within_noise:
+        return "within noise"
+    if after.low <= before <= after.high:
+        return "held"
+    if (before > 1) != (after.estimate > 1):
+        return "reversed"
+    return "grew" if abs(math.log(after.estimate)) > abs(math.log(before)) else "shrank"
+
+
+def matches(row: dict[str, str], where: dict[str, Any]) -> bool:
+    """A raw row has every `where` value (a list: any of them), compared as text or as numbers."""
+    def same(value: str, wanted: Any) -> bool:
+        try:
+            return float(value) == float(wanted)
+        except (TypeError, ValueError):
+            return str(value) == str(wanted)
+
+    return all(any(same(row.get(k, ""), w) for w in (v if isinstance(v, list) else [v])) for k, v in where.items())
+
+
+def after_of(entry: dict[str, Any]) -> RatioInterval | None:
+    with open(RESULTS / entry["file"], newline="") as handle:
+        chosen = [r for r in csv.DictReader(handle) if matches(r, entry.get("where", {}))]
+    if not chosen:
+        raise SystemExit(f"remeasured.toml: no row of {entry['file']} has {entry.get('where')} ({entry['what']})")
+    return interval_of(chosen, entry.get("column", "throughput"), entry["numerator"], entry["denominator"],
+                       between=entry.get("between", "approach"), pair_on=entry.get("pair_on", []))
+
+
+def table(entries: list[dict[str, Any]]) -> pd.DataFrame:
+    out = []
+    for entry in entries:
+        found = after_of(entry)
+        if found is None:
+            raise SystemExit(f"remeasured.toml: nothing to compare for {entry['what']} in {entry['file']}")
+        out.append({"notebook": entry["notebook"], "ratio": entry["what"], "before (one run)": entry["before"],
+                    "after (median, 95% interval)": found.text(), "runs": found.pairs, "verdict": verdict(float(entry["before"]), found),
+                    "rows": entry["file"]})
+    return pd.DataFrame(out)
+
+
+def main() -> None:
+    entries = tomllib.loads((HERE / "remeasured.toml").read_text())["ratio"]
+    df = table(entries)
+    write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", machine(),
+          ".venv/bin/python benchmarks/remeasured.py")
+    print(df.drop(columns=["rows"]).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
