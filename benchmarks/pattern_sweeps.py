@@ -34,7 +34,8 @@ OUT = Path(__file__).resolve().parent / "results"
 PATTERNS = ("index-table", "enumerable-keys", "fan-out")
 """The patterns this script sweeps; their sizes (nodes, threads, operations, data, warm-up) come from each
 pattern's description, the `classroom` profile (or `quick`): `labkit patterns NAME` prints them."""
-COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "node_cpu", "phase", "approach", "threads", "repeat", "order", "operations",
+COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "node_cpu", "phase", "approach", "threads", "repeat", "order", "control_copy",
+           "warmup_block", "complete", "operations",
            "throughput", "mean_us", "p95_us", "p99_us", "errors", "retries", "verify_ok", "client_cpu_cores", "client_saturated",
            "server_cpu_ms_per_tx", "machine_cpu_busy", "limit"]
 
@@ -62,7 +63,8 @@ def save_figures(df: pd.DataFrame, stem: Path) -> None:
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
     """Pattern vs each naive approach, per phase, nodes and threads: throughput and p95 ratios from the runs of
-    the same block (results.intervals), each with its 95% interval (or the spread, below 3 repeats) and verdict."""
+    the same block (results.intervals), each with its 95% interval (or the spread, below 3 repeats) and verdict;
+    and per phase and nodes over the whole sweep (threads "all": the pairs of every thread count pooled)."""
     from labkit.results.intervals import paired_ratios, ratio_interval
 
     out = []
@@ -79,6 +81,15 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
                 "pairs": found.pairs, "verdict": found.verdict,
                 "p95 naive/pattern": None if tail is None else round(tail.estimate, 2),
             })
+        for (phase, nodes), group in tput.groupby(["phase", "nodes"]):  # the whole sweep: every block at every thread count
+            found = ratio_interval(group["ratio"])
+            tail = ratio_interval(p95[(p95["phase"] == phase) & (p95["nodes"] == nodes)]["ratio"])
+            out.append({
+                "phase": phase, "nodes": nodes, "threads": "all", "naive": naive,
+                "throughput pattern/naive": round(found.estimate, 2), "low": round(found.low, 2), "high": round(found.high, 2),
+                "pairs": found.pairs, "verdict": found.verdict,
+                "p95 naive/pattern": None if tail is None else round(tail.estimate, 2),
+            })
     return pd.DataFrame(out)
 
 
@@ -87,16 +98,24 @@ def main() -> None:
     parser.add_argument("pattern", choices=PATTERNS)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--phases", default="", help="comma list of phases to run (default: all)")
+    parser.add_argument("--threads", default="", help="comma list of client thread counts instead of the description's (e.g. 10,40,70,100)")
+    parser.add_argument("--repeats", type=int, default=0, help="blocks per point instead of the description's (classroom: 3)")
+    parser.add_argument("--control", default="pattern", help="the approach run twice per block as the A/A control ('' for none)")
+    parser.add_argument("--tables-only", action="store_true", help="measure nothing: rebuild the ratios table from the committed rows")
     args = parser.parse_args()
     pattern = describe(args.pattern)
     stem = args.pattern.replace("-", "_") + ("_quick" if args.quick else "")
-    command = f".venv/bin/python benchmarks/pattern_sweeps.py {args.pattern}" + (" --quick" if args.quick else "")
-    frames = []
-    slot = ClusterSlot.for_engine("cassandra", "local")
-    try:
-        frames = sweep_phases(args, pattern, slot, stem, command)
-    finally:
-        slot.stop()
+    command = (f".venv/bin/python benchmarks/pattern_sweeps.py {args.pattern}" + (" --quick" if args.quick else "")
+               + "".join(f" --{k} {getattr(args, k)}" for k in ("phases", "threads", "repeats") if getattr(args, k)))
+    if args.tables_only:
+        frames = [pd.read_csv(OUT / f"{stem}_{phase}.csv") for phase in pattern.phases if (OUT / f"{stem}_{phase}.csv").exists() and phase != "volume"]
+        command = open(OUT / f"{stem}_ratios.md").read().split("Command: `")[1].split("`")[0]  # the run that measured the rows
+    else:
+        slot = ClusterSlot.for_engine("cassandra", "local")
+        try:
+            frames = sweep_phases(args, pattern, slot, stem, command)
+        finally:
+            slot.stop()
     table = ratios(pd.concat(frames))
     write(table, OUT, f"{stem}_ratios", f"{args.pattern}: pattern vs naive, measured", machine(), command)
     print(table.to_string(index=False))
@@ -109,7 +128,12 @@ def sweep_phases(args, pattern, slot, stem: str, command: str) -> list[pd.DataFr
         if phase not in pattern.sizes[profile] or (args.phases and phase not in args.phases.split(",")) or phase == "volume":
             continue  # the volume test has its own script: enumerable_keys_volume.py
         size = pattern.named_sweep(profile, phase)
-        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase), slot=slot)
+        changes = {"control": args.control or None}
+        if args.threads:
+            changes["threads"] = [int(t) for t in args.threads.split(",")]
+        if args.repeats:
+            changes["repeats"] = args.repeats
+        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase, **changes), slot=slot)
         df = pd.DataFrame(rows)
         frames.append(df)
         size_note = ", ".join(f"{k}={v}" for k, v in size.settings.items()) or "users = operations"

@@ -75,7 +75,8 @@ def ratio_interval(ratios: Iterable[float], confidence: float = CONFIDENCE, seed
     import numpy as np
     from scipy import stats
 
-    values = [float(r) for r in ratios if r is not None and not (isinstance(r, float) and math.isnan(r)) and r > 0]
+    # sorted: the bootstrap's resamples (fixed seed) then do not depend on the order the rows came in
+    values = sorted(float(r) for r in ratios if r is not None and not (isinstance(r, float) and math.isnan(r)) and r > 0)
     if not values:
         return None
     logs = np.log(values)

@@ -166,3 +166,9 @@ def test_offered_load_curves_skip_past_their_knee_per_approach_with_repeats(monk
     loads = lambda a: sorted({r["target_rate"] for r in rows if r["approach"] == a})
     assert loads("naive") == [100.0, 200.0, 300.0] and loads("pattern") == [100.0, 200.0, 300.0, 400.0]
     assert all(sum(1 for r in rows if r["approach"] == "naive" and r["target_rate"] == t) == 2 for t in loads("naive"))
+
+
+def test_a_bootstrapped_interval_does_not_depend_on_the_order_of_the_pairs():
+    pairs = [0.70, 0.50, 0.58, 0.67, 0.64, 0.69, 0.62, 0.48, 0.55, 0.59, 0.48, 0.53]
+    assert ratio_interval(pairs).method == "bootstrap"
+    assert ratio_interval(pairs) == ratio_interval(sorted(pairs)) == ratio_interval(pairs[::-1])
