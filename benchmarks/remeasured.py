@@ -13,6 +13,11 @@ verdict compares the two on the size of the effect (how far from 1, on a log sca
 - grew / shrank: the old figure lies outside, and the new estimate is further from 1 / closer to 1;
 - reversed: the new interval excludes 1 on the other side of it;
 - too few repeats: fewer than 3 runs to form an interval.
+
+An entry that a notebook sets against the source paper also carries `source` (the paper's result as the
+notebook quotes it) and `source_ratio` (the same comparison as ours, pattern over naive throughput: "48%
+less time" is 1 / 0.52 = 1.92); those rows make the fidelity table, results/fidelity.{csv,md}: direction
+(both on the same side of 1, or ours within noise) and how our ratio compares with the paper's.
 """
 
 from __future__ import annotations
@@ -81,12 +86,36 @@ def table(entries: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def direction(source_ratio: float, ours: RatioInterval) -> str:
+    """Does our interval point the paper's way: same side of 1, the other side, or too close to 1 to say."""
+    if ours.within_noise or not ours.has_interval:
+        return "ours within noise" if ours.has_interval else "too few repeats"
+    if abs(math.log(source_ratio)) < 1e-9:
+        return "paper found no difference, ours did"
+    return "same" if (source_ratio > 1) == (ours.estimate > 1) else "opposite"
+
+
+def fidelity(entries: list[dict[str, Any]]) -> pd.DataFrame:
+    out = []
+    for entry in (e for e in entries if "source_ratio" in e):
+        found = after_of(entry)
+        out.append({"notebook": entry["notebook"], "result": entry["what"], "the source": entry["source"],
+                    "source as pattern/naive": entry["source_ratio"], "ours (median, 95% interval)": found.text(),
+                    "direction": direction(float(entry["source_ratio"]), found),
+                    "ours / source": round(found.estimate / float(entry["source_ratio"]), 2)})
+    return pd.DataFrame(out)
+
+
 def main() -> None:
     entries = tomllib.loads((HERE / "remeasured.toml").read_text())["ratio"]
     df = table(entries)
-    write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", machine(),
-          ".venv/bin/python benchmarks/remeasured.py")
-    print(df.drop(columns=["rows"]).to_string(index=False))
+    command = ".venv/bin/python benchmarks/remeasured.py"
+    write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", machine(), command)
+    print(df.drop(columns=["rows", "machine"]).to_string(index=False))
+    faithful = fidelity(entries)
+    if not faithful.empty:
+        write(faithful, RESULTS, "fidelity", "The source's results the notebooks compare with, against ours re-measured with repeats", machine(), command)
+        print(faithful.drop(columns=["machine"]).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -41,3 +41,25 @@ def test_the_committed_table_is_what_the_raw_rows_give():
         row = committed[entry["what"]]
         assert row["after (median, 95% interval)"] == found.text() and row["verdict"] == remeasured.verdict(float(entry["before"]), found), (
             f"{entry['what']}: the committed table says {row['after (median, 95% interval)']} ({row['verdict']}), the rows give {found.text()}")
+
+
+@pytest.mark.parametrize("source, ours, expected", [
+    (9.0, RatioInterval(1.9, 1.1, 3.3, 3, "t"), "same"),
+    (0.05, RatioInterval(0.04, 0.03, 0.05, 3, "t"), "same"),
+    (1.4, RatioInterval(0.91, 0.68, 1.2, 3, "t"), "ours within noise"),
+    (1.92, RatioInterval(0.8, 0.7, 0.9, 3, "t"), "opposite"),
+    (1.0, RatioInterval(0.7, 0.6, 0.8, 3, "t"), "paper found no difference, ours did"),
+])
+def test_fidelity_says_whether_ours_points_the_papers_way(source, ours, expected):
+    assert remeasured.direction(source, ours) == expected
+
+
+def test_the_committed_fidelity_table_is_what_the_raw_rows_give():
+    entries = [e for e in tomllib.loads((ROOT / "benchmarks" / "remeasured.toml").read_text())["ratio"] if "source_ratio" in e]
+    with open(ROOT / "benchmarks" / "results" / "fidelity.csv", newline="") as handle:
+        committed = {r["result"]: r for r in csv.DictReader(handle)}
+    assert set(committed) == {e["what"] for e in entries}, "re-run benchmarks/remeasured.py: the fidelity table and remeasured.toml differ"
+    for entry in entries:
+        found = remeasured.after_of(entry)
+        assert committed[entry["what"]]["ours (median, 95% interval)"] == found.text()
+        assert committed[entry["what"]]["direction"] == remeasured.direction(float(entry["source_ratio"]), found)
