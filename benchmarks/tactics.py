@@ -1,8 +1,8 @@
 """Tactics applied under a fixed offered load on budgeted Cassandra nodes: per-second timelines with the
 moment each tactic started and the moment the server confirmed it, and what it cost and bought.
 
-    .venv/bin/python benchmarks/tactics.py            # classroom: labkit.tactics.scenarios.CLASSROOM (about 20 min)
-    .venv/bin/python benchmarks/tactics.py --quick    # the notebook's runs: checks the script, claims nothing
+    .venv/bin/python benchmarks/tactics.py            # classroom: labkit.tactics.scenarios.CLASSROOM, 3 rounds (about 60 min)
+    .venv/bin/python benchmarks/tactics.py --quick    # the notebook's runs, one round: checks the script, claims nothing
 
 Runs, in order: a storage-attached and a legacy index created under queries by a non-key column (1 node,
 0.5 core, 20,000 records); the client switched from ONE to QUORUM (RF 3); the replication factor raised
@@ -28,7 +28,9 @@ from labkit.tactics.advisor import Advisor  # noqa: E402
 from labkit.tactics.scenarios import run_scenarios, scenarios  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-COLUMNS = ["run", "engine", "server_version", "provider", "nodes_before", "nodes_after", "node_cpu_before", "node_cpu_after", "threads",
+REPEATS = 3
+"""Rounds of every run (each tactic once per round): the advisor gives a gain an interval from 3 runs up."""
+COLUMNS = ["run", "repeat", "engine", "server_version", "provider", "nodes_before", "nodes_after", "node_cpu_before", "node_cpu_after", "threads",
            "tactic", "workload_kind", "offered", "started_s", "took_s", "effective_within_run", "tactic_error", "evidence",
            "before_throughput", "during_throughput", "after_throughput", "before_p95_ms", "during_p95_ms", "settling_p95_ms", "after_p95_ms",
            "during_errors", "before_server_cpu_ms_per_tx", "after_server_cpu_ms_per_tx", "extra_server_core_s_during",
@@ -38,14 +40,15 @@ COLUMNS = ["run", "engine", "server_version", "provider", "nodes_before", "nodes
 
 def main() -> None:
     profile, stem, command = profile_run(__file__, __doc__)
-    runs = run_scenarios(scenarios(profile), progress=print)
+    runs = run_scenarios(scenarios(profile), progress=print, repeats=1 if profile == "quick" else REPEATS)
     rows = [r.row() for r in runs]
     df = pd.DataFrame(rows)
-    timeline = pd.DataFrame([{"run": r.labels["run"], **t} for r in runs for t in r.timeline_rows()])
+    timeline = pd.DataFrame([{"run": r.labels["run"], "repeat": r.labels["repeat"], **t} for r in runs for t in r.timeline_rows()])
     OUT.mkdir(parents=True, exist_ok=True)
     timeline.to_csv(OUT / f"{stem}_timeline.csv", index=False)
     for r, row in zip(runs, rows):
-        save_figure(tactic_figure(r.timeline_rows(), row), OUT / f"{stem}_{r.labels['run']}", height=720)
+        if r.labels["repeat"] == 0:  # one figure per run: the first round's (the table holds every round)
+            save_figure(tactic_figure(r.timeline_rows(), row), OUT / f"{stem}_{r.labels['run']}", height=720)
     table = df[COLUMNS].copy()
     for col in ("before_p95_ms", "during_p95_ms", "settling_p95_ms", "after_p95_ms"):
         table[col] = table[col].round(1)

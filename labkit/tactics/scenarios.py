@@ -137,7 +137,17 @@ class ScenarioRunner:
         self.stop()
 
 
-def run_scenarios(chosen: list[TacticScenario], progress: Callable[[str], None] | None = None) -> list[TacticRun]:
-    """Every plan in order (ScenarioRunner), the cluster stopped at the end."""
+def run_scenarios(chosen: list[TacticScenario], progress: Callable[[str], None] | None = None, repeats: int = 1) -> list[TacticRun]:
+    """Every plan in order (ScenarioRunner), `repeats` rounds of all of them (a round runs each plan once, so
+    a drift over the rounds weighs on every tactic alike; each run's labels carry its `repeat`), the cluster
+    stopped at the end. The advisor needs 3 or more runs of a tactic to give its gain an interval."""
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ConfigError(f"repeats must be a whole number of at least 1; got {repeats!r}")
+    runs = []
     with ScenarioRunner(progress) as runner:
-        return [runner.run(plan) for plan in chosen]
+        for repeat in range(repeats):
+            for plan in chosen:
+                run = runner.run(plan)
+                run.labels["repeat"] = repeat
+                runs.append(run)
+    return runs

@@ -102,3 +102,34 @@ def test_the_panel_shows_an_error_and_keeps_earlier_runs():
     assert "port 9042 is taken" in panel.status.value and panel.runs == ["earlier"] and not panel.button.disabled
     panel.choice.value = "add-node"
     assert (panel.nodes.value, panel.rate.value) == (3, 400)
+
+
+def test_repeated_scenarios_run_in_rounds_each_labelled_with_its_repeat(monkeypatch):
+    from types import SimpleNamespace
+
+    from labkit.tactics import scenarios as module
+
+    ran = []
+
+    class Runner:
+        def __init__(self, progress=None):
+            pass
+
+        def run(self, plan):
+            ran.append(plan.key)
+            return SimpleNamespace(labels={"run": plan.key})
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    monkeypatch.setattr(module, "ScenarioRunner", Runner)
+    chosen = module.scenarios("quick")[:2]
+    runs = module.run_scenarios(chosen, repeats=3)
+    keys = [p.key for p in chosen]
+    assert ran == keys * 3  # rounds: every plan once per round, not one plan three times in a row
+    assert [r.labels["repeat"] for r in runs] == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(ConfigError, match="repeats"):
+        module.run_scenarios(chosen, repeats=0)
