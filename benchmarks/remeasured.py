@@ -39,6 +39,9 @@ from labkit.results.intervals import RatioInterval, interval_of  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+README = HERE / "README.md"
+START, END = "<!-- remeasured.py: before/after -->", "<!-- remeasured.py: end -->"
+"""benchmarks/README.md holds the two tables between these markers; remeasured.py rewrites them."""
 
 
 def verdict(before: float, after: RatioInterval) -> str:
@@ -106,6 +109,25 @@ def fidelity(entries: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def readme_tables(before_after: pd.DataFrame, faithful: pd.DataFrame) -> str:
+    """The README's block: the before/after table, and the fidelity table when there is one."""
+    shown = before_after.drop(columns=[c for c in ("machine", "rows") if c in before_after])
+    text = shown.to_markdown(index=False)
+    if not faithful.empty:
+        text += "\n\nAgainst the source:\n\n" + faithful.drop(columns=[c for c in ("machine",) if c in faithful]).to_markdown(index=False)
+    return f"{START}\n{text}\n{END}"
+
+
+def update_readme(block: str) -> None:
+    """Replace the block between the markers in benchmarks/README.md (the markers must be there once each)."""
+    text = README.read_text()
+    if text.count(START) != 1 or text.count(END) != 1:
+        raise SystemExit(f"benchmarks/README.md needs the markers {START} and {END} once each")
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    README.write_text(head + block + tail)
+
+
 def main() -> None:
     entries = tomllib.loads((HERE / "remeasured.toml").read_text())["ratio"]
     df = table(entries)
@@ -116,6 +138,7 @@ def main() -> None:
     if not faithful.empty:
         write(faithful, RESULTS, "fidelity", "The source's results the notebooks compare with, against ours re-measured with repeats", machine(), command)
         print(faithful.drop(columns=["machine"]).to_string(index=False))
+    update_readme(readme_tables(df, faithful))
 
 
 if __name__ == "__main__":

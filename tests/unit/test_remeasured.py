@@ -63,3 +63,9 @@ def test_the_committed_fidelity_table_is_what_the_raw_rows_give():
         found = remeasured.after_of(entry)
         assert committed[entry["what"]]["ours (median, 95% interval)"] == found.text()
         assert committed[entry["what"]]["direction"] == remeasured.direction(float(entry["source_ratio"]), found)
+
+
+def test_the_readme_shows_the_tables_the_raw_rows_give():
+    entries = tomllib.loads((ROOT / "benchmarks" / "remeasured.toml").read_text())["ratio"]
+    block = remeasured.readme_tables(remeasured.table(entries), remeasured.fidelity(entries))
+    assert block in (ROOT / "benchmarks" / "README.md").read_text(), "re-run benchmarks/remeasured.py: benchmarks/README.md's tables are stale"
