@@ -163,20 +163,27 @@ def cpu_growth(df: pd.DataFrame, unit: str, column: str = "server_cpu_ms_per_tx_
 
 
 def scaling(df: pd.DataFrame, unit: str) -> pd.DataFrame:
-    """Per in-flight level and node count: throughput, its multiple of the smallest cluster's, and server CPU per transaction."""
+    """Per in-flight level and node count: throughput (median and range of the repeats), its multiple of the
+    smallest cluster's with a Welch interval (runs on two clusters: nothing to pair), server CPU per
+    transaction (medians), and what limited the runs; A/A control copies left out."""
+    from labkit.results.intervals import unpaired_ratio_interval, usable
+
+    kept = usable(df)
     out = []
-    for threads, group in df.groupby("threads"):
-        group = group.sort_values("nodes")
-        base = group.iloc[0]
-        for _, r in group.iterrows():
+    for threads, group in kept.groupby("threads"):
+        base_nodes = group["nodes"].min()
+        base = group[group["nodes"] == base_nodes]["throughput"]
+        for nodes, runs in group.groupby("nodes"):
+            found = unpaired_ratio_interval(runs["throughput"], base)
             out.append({
-                "in flight": threads, "nodes": r["nodes"], f"{unit}s/s": round(r["throughput"], 1),
-                f"x of {base['nodes']} node(s)": round(r["throughput"] / base["throughput"], 2),
-                "node budgets in total (cores)": round(r["nodes"] * r["node_cpu"], 2),
-                f"server ms CPU/{unit}": round(r["server_cpu_ms_per_tx"], 2),
-                "above idle": round(r["server_cpu_ms_per_tx_net"], 2) if "server_cpu_ms_per_tx_net" in r else None,
-                "busiest node (share of budget)": r["node_busy_max"],
-                "machine busy": r["machine_cpu_busy"], "limit": r["limit"],
+                "in flight": threads, "nodes": nodes, "repeats": len(runs), f"{unit}s/s": round(runs["throughput"].median(), 1),
+                "range": f"{runs['throughput'].min():.0f}-{runs['throughput'].max():.0f}",
+                f"x of {base_nodes} node(s)": round(found.estimate, 2), "interval": "" if nodes == base_nodes else found.text(),
+                "node budgets in total (cores)": round(nodes * runs["node_cpu"].iloc[0], 2),
+                f"server ms CPU/{unit}": round(runs["server_cpu_ms_per_tx"].median(), 2),
+                "above idle": round(runs["server_cpu_ms_per_tx_net"].median(), 2) if "server_cpu_ms_per_tx_net" in runs else None,
+                "busiest node (share of budget)": round(runs["node_busy_max"].median(), 2),
+                "machine busy": round(runs["machine_cpu_busy"].median(), 2), "limit": "/".join(sorted(set(runs["limit"].astype(str)))),
             })
     return pd.DataFrame(out)
 
