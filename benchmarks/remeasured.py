@@ -83,7 +83,7 @@ def table(entries: list[dict[str, Any]]) -> pd.DataFrame:
         found = after_of(entry)
         if found is None:
             raise SystemExit(f"remeasured.toml: nothing to compare for {entry['what']} in {entry['file']}")
-        out.append({"notebook": entry["notebook"], "ratio": entry["what"], "before (one run)": entry["before"],
+        out.append({"notebook": entry["notebook"], "ratio": entry["what"], "before (as committed)": entry["before"],
                     "after (median, 95% interval)": found.text(), "runs": found.pairs, "verdict": verdict(float(entry["before"]), found),
                     "rows": entry["file"]})
     return pd.DataFrame(out)
