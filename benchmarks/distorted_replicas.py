@@ -42,7 +42,7 @@ from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.results import SweepPlan  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-COLUMNS = ["experiment", "command", "repeat", "pattern", "phase", "groups", "publications", "engine", "server_version", "provider", "nodes", "node_cpu",
+COLUMNS = ["experiment", "command", "repeat", "order", "control_copy", "complete", "pattern", "phase", "groups", "publications", "engine", "server_version", "provider", "nodes", "node_cpu",
            "approach", "threads", "processes", "operations", "throughput", "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok",
            "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "node_busy_max", "client_cpu_cores", "machine_cpu_busy", "limit", "requests_per_tx"]
 
@@ -77,7 +77,7 @@ def measure(slot: ClusterSlot, phase: str, nodes: int, settings: dict[str, Any],
     slot.node_cpu = budget
     rows = []
     plan = SweepPlan(pattern=PATTERN.name, approaches=["naive", "pattern"], threads=[size["threads"]], nodes=[nodes], operations=operations,
-                     processes=size["processes"], repeats=REPEATS)
+                     processes=size["processes"], repeats=REPEATS, control="pattern")
     for r in run_pattern_sweep(PATTERN, plan, phase=phase, settings=settings, slot=slot):
         r.update(experiment=experiment, requests_per_tx=requests(r))
         rows.append(r)
@@ -87,14 +87,16 @@ def measure(slot: ClusterSlot, phase: str, nodes: int, settings: dict[str, Any],
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
     """Per experiment point: pattern / naive throughput from the runs of the same block with its 95% interval
-    (results.intervals), p95 and server CPU per transaction (means of the repeats)."""
-    from labkit.results.intervals import paired_ratios, ratio_interval
+    (results.intervals), p95 and server CPU per transaction (means of the repeats), and the A/A control's copy /
+    first run of the pattern (how far two runs of one approach land apart at that point)."""
+    from labkit.results.intervals import control_ratios, paired_ratios, ratio_interval, usable
 
     out = []
     keys = ["experiment", "phase", "groups", "nodes", "node_cpu", "threads"]
     for point, group in df.groupby([k for k in keys if k in df], dropna=False):
         found = ratio_interval(paired_ratios(group, "pattern", "naive", keys=[])["ratio"])
-        by = group.groupby("approach").agg(tput=("throughput", "mean"), p95=("p95_us", "mean"), cpu=("server_cpu_ms_per_tx", "mean"),
+        control = ratio_interval(control_ratios(group, keys=[])["ratio"])
+        by = usable(group).groupby("approach").agg(tput=("throughput", "mean"), p95=("p95_us", "mean"), cpu=("server_cpu_ms_per_tx", "mean"),
                                            req=("requests_per_tx", "mean"), lo=("throughput", "min"), hi=("throughput", "max"),
                                            limit=("limit", lambda v: "/".join(sorted(set(map(str, v))))))
         if not {"naive", "pattern"} <= set(by.index):
@@ -105,6 +107,7 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
             "pattern tx/s (repeats)": f"{by.loc['pattern', 'lo']:.0f}-{by.loc['pattern', 'hi']:.0f}",
             "pattern/naive throughput": round(found.estimate, 2) if found else None,
             "interval": found.text() if found else "", "verdict": found.verdict if found else "",
+            "A/A control": control.text() if control else "",
             "naive p95 ms": round(by.loc["naive", "p95"] / 1000, 1), "pattern p95 ms": round(by.loc["pattern", "p95"] / 1000, 1),
             "naive server ms CPU/tx": round(by.loc["naive", "cpu"], 2), "pattern server ms CPU/tx": round(by.loc["pattern", "cpu"], 2),
             "pattern/naive server CPU": round(by.loc["pattern", "cpu"] / by.loc["naive", "cpu"], 2),
