@@ -128,8 +128,13 @@ def update_readme(block: str) -> None:
     README.write_text(head + block + tail)
 
 
+def load_entries() -> list[dict[str, Any]]:
+    """The [[ratio]] entries of remeasured.toml."""
+    return tomllib.loads((HERE / "remeasured.toml").read_text())["ratio"]
+
+
 def main() -> None:
-    entries = tomllib.loads((HERE / "remeasured.toml").read_text())["ratio"]
+    entries = load_entries()
     df = table(entries)
     command = ".venv/bin/python benchmarks/remeasured.py"
     write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", machine(), command)
