@@ -30,19 +30,34 @@ from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.patterns.uuid_key import cassandra as uuid_key_cassandra  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "one_way_ms", "approach", "threads", "operations",
+COLUMNS = ["engine", "server_version", "provider", "pattern", "nodes", "phase", "one_way_ms", "approach", "threads", "repeat", "order",
+           "control_copy", "warmup_block", "complete", "operations",
            "throughput", "mean_us", "p95_us", "errors", "verify_ok", "verify_checks", "client_cpu_cores", "client_saturated"]
 
 
+def median_regions(regions: pd.DataFrame) -> pd.DataFrame:
+    """Per region, approach and thread count, the median of the repeats (the A/A copies and partial runs left out):
+    one point per line in the figures."""
+    from labkit.results.intervals import usable
+
+    return usable(regions).groupby(["region", "approach", "threads"], as_index=False)[["mean_ms", "throughput"]].median()
+
+
 def region_ratios(regions: pd.DataFrame) -> pd.DataFrame:
-    """Counter (naive) vs random UUID (pattern), per region and thread count."""
+    """Counter (naive) vs random UUID (pattern), per region and thread count: mean latencies (medians of the
+    repeats) and both ratios paired within a block, with their 95% intervals (results.intervals)."""
+    from labkit.results.intervals import interval_of, usable
+
     out = []
     for (region, threads), group in regions.groupby(["region", "threads"]):
-        by = group.set_index("approach")
+        kept = usable(group)
+        latency = interval_of(group, "mean_ms", "naive", "pattern")
+        throughput = interval_of(group, "throughput", "pattern", "naive")
         out.append({"region": region, "threads": threads,
-                    "counter mean ms": by.loc["naive", "mean_ms"], "uuid mean ms": by.loc["pattern", "mean_ms"],
-                    "latency counter/uuid": round(by.loc["naive", "mean_ms"] / by.loc["pattern", "mean_ms"], 1),
-                    "throughput uuid/counter": round(by.loc["pattern", "throughput"] / by.loc["naive", "throughput"], 1)})
+                    "counter mean ms": round(kept[kept["approach"] == "naive"]["mean_ms"].median(), 2),
+                    "uuid mean ms": round(kept[kept["approach"] == "pattern"]["mean_ms"].median(), 2),
+                    "latency counter/uuid": round(latency.estimate, 1), "latency interval": latency.text(),
+                    "throughput uuid/counter": round(throughput.estimate, 1), "throughput interval": throughput.text()})
     return pd.DataFrame(out)
 
 
@@ -65,17 +80,19 @@ def main() -> None:
 
 def availability(profile: str, slot: ClusterSlot, stem: str, command: str) -> None:
     size = uuid_key.PATTERN.named_sweep(profile, "availability")
-    rows = run_pattern_sweep(uuid_key.PATTERN, uuid_key.PATTERN.sweep_plan(profile, "availability"), slot=slot)
+    plan = uuid_key.PATTERN.sweep_plan(profile, "availability", control="pattern")  # the A/A control: UUID twice per block
+    rows = run_pattern_sweep(uuid_key.PATTERN, plan, slot=slot)
     df = pd.DataFrame(rows)
     note = f"{size.operations // 2} users per region, Ireland-dc1 link {df.one_way_ms[0]} ms one way"
     write(df[COLUMNS + [c for c in df.columns if c.startswith(("register_", "cas_counter_", "read_counter_"))]].copy(), OUT, f"{stem}_availability",
           f"UUID Key, availability test ({note})", machine(), command)
     regions = uuid_key.by_region(df)
     write(regions.copy(), OUT, f"{stem}_regions", f"UUID Key, availability test per region ({note})", machine(), command)
-    label = f"Cassandra {df.server_version[0]}, {df.provider[0]}, {df.nodes[0]} nodes in 2 DCs, {note}"
-    save_figure(px.line(regions, x="threads", y="mean_ms", color="approach", facet_col="region", markers=True, log_y=True,
+    label = f"Cassandra {df.server_version[0]}, {df.provider[0]}, {df.nodes[0]} nodes in 2 DCs, {note}, median of {plan.repeats} repeats"
+    medians = median_regions(regions)
+    save_figure(px.line(medians, x="threads", y="mean_ms", color="approach", facet_col="region", markers=True, log_y=True,
                         title=f"Mean registration latency per region<br><sup>{label}</sup>", labels={"mean_ms": "mean latency (ms, log)"}), OUT / f"{stem}_latency")
-    save_figure(px.line(regions, x="threads", y="throughput", color="approach", facet_col="region", markers=True,
+    save_figure(px.line(medians, x="threads", y="throughput", color="approach", facet_col="region", markers=True,
                         title=f"Registrations per second per region<br><sup>{label}</sup>", labels={"throughput": "registrations/s"}), OUT / f"{stem}_throughput")
     table = region_ratios(regions)
     write(table, OUT, f"{stem}_ratios", f"UUID Key: counter vs random UUID per region ({note})", machine(), command)

@@ -185,7 +185,8 @@ def by_region(results: Any) -> Any:
     import pandas as pd
 
     rows = []
-    keep = [c for c in ("engine", "server_version", "provider", "nodes", "approach", "phase", "one_way_ms", "threads") if c in results.columns]
+    keep = [c for c in ("engine", "server_version", "provider", "nodes", "approach", "phase", "one_way_ms", "threads", "repeat", "control_copy", "complete")
+            if c in results.columns]  # repeat and control_copy: the region rows of a repeated sweep still pair by block
     for _, r in results.iterrows():
         for region in REGIONS:
             mean = r.get(f"register_{region}_mean_us")
