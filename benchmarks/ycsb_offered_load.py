@@ -1,6 +1,6 @@
 """Offered-load curves of YCSB workloads A, B, C and E on one budgeted Cassandra node, with their knees.
 
-    .venv/bin/python benchmarks/ycsb_offered_load.py            # classroom: 8 offered loads per mix, 6 s each
+    .venv/bin/python benchmarks/ycsb_offered_load.py            # classroom: 8 offered loads per mix, 6 s each, 3 interleaved blocks
     .venv/bin/python benchmarks/ycsb_offered_load.py --quick    # the notebook's small version: checks the script, claims nothing
 
 The node gets a CPU budget (the description's `node_cpu`, 0.5 core) so that the database, not this
@@ -9,7 +9,8 @@ what limited it, with the client's CPU and the node's CPU per transaction. Each 
 at rising target rates (the description's `targets`, each held `target_seconds`); latency is measured
 from each transaction's intended start, so queueing past the knee shows. Writes
 results/ycsb_offered_load.csv, the figure (.html, .png where kaleido finds a Chromium) and
-results/ycsb_knees.md (each mix's knee and why the next load was too much).
+results/ycsb_knees.md (each mix's knee and why the next load was too much: the middle one of the blocks'
+knees, each block's knee in `knee_each`). The figure draws the median of the blocks at each offered load.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from labkit.results import knees, offered_load_figure  # noqa: E402
 from labkit.workloads.ycsb import KNEE_MIXES, WORKLOAD  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
-COLUMNS = ["engine", "server_version", "provider", "pattern", "phase", "nodes", "node_cpu", "approach", "threads", "processes", "records",
+COLUMNS = ["engine", "server_version", "provider", "pattern", "phase", "nodes", "node_cpu", "approach", "threads", "repeat", "order", "warmup_block",
+           "complete", "processes", "records",
            "target_rate", "operations", "throughput", "p50_us", "p95_us", "p99_us", "intended_p50_us", "intended_p95_us", "intended_p99_us",
            "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "client_cpu_cores", "machine_cpu_busy", "limit", "limit_note", "errors", "verify_ok"]
 CLIENT_PROCESSES = 2

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 
 from ..errors import ConfigError
 from .figures import LIMIT_SYMBOLS, _check, describe_budgets, describe_servers, limit_kinds
+from .intervals import usable
 
 KEPT_UP_SHARE = 0.95
 """A point keeps up when it achieved at least this share of its offered load ..."""
@@ -63,13 +64,50 @@ CURVE = ["approach", "nodes", "threads"]
 
 
 def knees(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per curve: its knee, the first overloaded offered load and why."""
+    """One row per curve: its knee, the first overloaded offered load and why. A repeated sweep (a `repeat`
+    column with several blocks) gets a knee per block; the row gives their median (the lower middle one,
+    so it is an offered load that ran), each block's knee in `knee_each` and how many blocks in `repeats`,
+    because one block's knee can land a step off another's on a noisy machine."""
     _check(df, ("approach", "nodes", "threads", "target_rate", "throughput", "p95_us"))
     rows = []
-    for key, points in df.groupby(CURVE, sort=True):
-        k = knee(points)
-        rows.append({**dict(zip(CURVE, key)), "knee_offered": k.target, "knee_achieved": k.achieved, "first_overloaded": k.first_overloaded, "why": k.why})
+    for key, points in usable(df).groupby(CURVE, sort=True):
+        blocks = [part for _, part in points.groupby("repeat", sort=True)] if "repeat" in points else [points]
+        found = [knee(block) for block in blocks]
+        rows.append({**dict(zip(CURVE, key)), **_median_knee(found), "repeats": len(found),
+                     "knee_each": " / ".join("none" if k.target is None else f"{k.target:,.0f}" for k in found)})
     return pd.DataFrame(rows)
+
+
+def _median_knee(found: list[Knee]) -> dict:
+    """The knee of the blocks' middle one by offered load (no knee inside the range counts as below every
+    knee when overloaded at the lowest load, above every knee when it kept up throughout)."""
+    def rank(k: Knee) -> float:
+        if k.target is not None:
+            return k.target
+        return float("inf") if k.first_overloaded is None else float("-inf")
+
+    middle = sorted(found, key=rank)[(len(found) - 1) // 2]
+    return {"knee_offered": middle.target, "knee_achieved": middle.achieved, "first_overloaded": middle.first_overloaded, "why": middle.why}
+
+
+def _blocks_note(df: pd.DataFrame) -> str:
+    blocks = usable(df)["repeat"].nunique() if "repeat" in df else 1
+    return f" (each point the median of {blocks} blocks, the knee the blocks' middle one)" if blocks > 1 else ""
+
+
+def median_points(df: pd.DataFrame) -> pd.DataFrame:
+    """One point per curve and offered load: the median of the repeated blocks' measurements (and the most
+    common limit), so a repeated sweep draws one line per curve instead of a zigzag through its blocks."""
+    data = usable(df)
+    if "repeat" not in data or data["repeat"].nunique() < 2:
+        return data
+    by = [*CURVE, "target_rate"]
+    numeric = [c for c in data.columns if c not in by and c != "repeat" and pd.api.types.is_numeric_dtype(data[c])]
+    others = [c for c in data.columns if c not in by and c not in numeric and c != "repeat"]
+    grouped = data.groupby(by, sort=True)
+    medians = grouped[numeric].median()
+    common = grouped[others].agg(lambda column: column.mode().iat[0] if not column.mode().empty else column.iat[0])
+    return pd.concat([medians, common], axis=1).reset_index()
 
 
 def offered_load_figure(df: pd.DataFrame) -> go.Figure:
@@ -77,14 +115,14 @@ def offered_load_figure(df: pd.DataFrame) -> go.Figure:
     from the intended start against achieved throughput, log scale. The knee of each curve is starred;
     each marker's shape says what limited the point."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "target_rate", "throughput", "p95_us"))
-    data = df.sort_values([*CURVE, "target_rate"]).copy()
+    data = median_points(df).sort_values([*CURVE, "target_rate"]).copy()
     data["limited by"] = limit_kinds(data)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("achieved vs offered load", "latency from the intended start: p50 dotted, p95 solid, p99 dashed"),
                         horizontal_spacing=0.1)
     top = float(data["target_rate"].max())
     fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="lightgray", dash="dot"), name="kept up (achieved = offered)"), 1, 1)
     palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
-    found = knees(data)
+    found = knees(df)
     knee_notes: list[str] = []
     for i, (key, points) in enumerate(data.groupby(CURVE, sort=True)):
         colour = palette[i % len(palette)]
@@ -116,7 +154,7 @@ def offered_load_figure(df: pd.DataFrame) -> go.Figure:
     fig.update_yaxes(title_text="ms (log scale)", type="log", row=1, col=2)
     pattern = ", ".join(sorted(data["pattern"].astype(str).unique()))
     fig.update_layout(
-        title=f"{pattern}: offered-load sweep, knee starred<br><sup>{describe_servers(data)} · {describe_budgets(data)} · "
+        title=f"{pattern}: offered-load sweep, knee starred{_blocks_note(df)}<br><sup>{describe_servers(data)} · {describe_budgets(data)} · "
               f"nodes {', '.join(str(n) for n in sorted(data['nodes'].unique()))} · threads {', '.join(str(t) for t in sorted(data['threads'].unique()))}</sup>",
         height=600, margin=dict(t=100, b=190),
         legend=dict(orientation="h", y=-0.2, yanchor="top"),

@@ -88,3 +88,27 @@ def test_an_offered_load_sweep_stops_a_curve_once_it_is_past_the_knee():
                       workload_for=lambda a, c: SleepyWorkload()))
     assert [r["target_rate"] for r in rows] == [20, 400]
     assert [r["operations"] for r in rows] == [10, 200]
+
+
+def test_a_repeated_sweep_gives_a_knee_per_block_and_quotes_the_middle_one():
+    blocks = []
+    for repeat, last_served in enumerate((200, 400, 200)):  # one block kept up a step further
+        points = [(100, 100, 2000, 2100), (200, 199, 2500, 2600), (400, 395 if last_served == 400 else 300, 3000, 3100 if last_served == 400 else 90000),
+                  (800, 420, 9000, 900000)]
+        blocks.append(curve(points).assign(repeat=repeat))
+    both = pd.concat(blocks, ignore_index=True)
+    (row,) = knees(both).to_dict("records")
+    assert (row["knee_offered"], row["first_overloaded"], row["repeats"], row["knee_each"]) == (200, 400, 3, "200 / 400 / 200")
+    fig = offered_load_figure(both)
+    (line,) = [t for t in fig.data if t.mode == "lines+markers" and t.xaxis in (None, "x")]
+    assert list(line.x) == [100, 200, 400, 800]  # one point per offered load: the blocks' median
+    assert list(line.y) == [100, 199, 300, 420]
+    assert "median of 3 blocks" in fig.layout.title.text
+
+
+def test_a_control_copy_or_a_partial_run_does_not_move_a_knee():
+    served = curve([(100, 100, 2000, 2100), (200, 199, 2500, 2600), (400, 300, 3000, 90000)]).assign(repeat=0, complete=True, control_copy=False)
+    copy = curve([(100, 10, 2000, 90000)]).assign(repeat=0, complete=True, control_copy=True)
+    cut = curve([(200, 5, 2000, 90000)]).assign(repeat=0, complete=False, control_copy=False)
+    (row,) = knees(pd.concat([served, copy, cut], ignore_index=True)).to_dict("records")
+    assert row["knee_offered"] == 200
