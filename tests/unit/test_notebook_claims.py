@@ -72,9 +72,15 @@ def interval(spec: dict, chosen: list[dict[str, str]]):
     """`reduce = "interval"`: the raw rows' `numerator` / `denominator` approach, paired by `repeat` (and by
     the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report. With
     `between = COLUMN`, numerator and denominator are two values of that column whose runs are independent
-    (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on their logs."""
-    from labkit.results.intervals import interval_of
+    (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on their logs. With
+    `numerator_column`/`denominator_column`, each chosen row gives one ratio of two of its columns (a tactic's
+    p95 before / after, within one run) and the rows' ratios get their interval."""
+    from labkit.results.intervals import interval_of, ratio_interval
 
+    if "numerator_column" in spec:  # two columns of one run (e.g. p95 before / after a tactic): one ratio per row
+        found = ratio_interval([_number(r[spec["numerator_column"]]) / _number(r[spec["denominator_column"]]) for r in chosen])
+        assert found is not None, f"{spec['file']} {spec.get('where')}: no rows to divide"
+        return found
     keys = spec.get("pair_on", [])
     found = interval_of(chosen, spec["column"], spec["numerator"], spec["denominator"], between=spec.get("between", "approach"),
                         pair_on=keys if isinstance(keys, list) else [keys])
@@ -196,6 +202,17 @@ def test_an_interval_between_two_values_of_a_column_compares_independent_runs(mo
     spec = {"file": "x.csv", "where": {"approach": "pattern"}, "column": "cpu", "reduce": "interval", "between": "nodes",
             "numerator": 8, "denominator": 1}
     expected = unpaired_ratio_interval([2.0, 2.4, 2.2], [0.5, 0.55, 0.6])
+    assert reduce(spec) == [expected.estimate, expected.low, expected.high]
+
+
+def test_an_interval_of_two_columns_divides_each_run_by_itself(monkeypatch):
+    """`numerator_column`/`denominator_column`: one ratio per row (a tactic's p95 before / after), then their interval."""
+    from labkit.results.intervals import ratio_interval
+
+    raw = [{"run": "x", "repeat": str(i), "before": str(b), "after": str(a)} for i, (b, a) in enumerate(((17, 4.8), (20, 5.0), (15, 4.0)))]
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    spec = {"file": "x.csv", "where": {"run": "x"}, "reduce": "interval", "numerator_column": "before", "denominator_column": "after"}
+    expected = ratio_interval([17 / 4.8, 20 / 5.0, 15 / 4.0])
     assert reduce(spec) == [expected.estimate, expected.low, expected.high]
 
 
