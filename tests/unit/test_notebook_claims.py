@@ -152,7 +152,7 @@ def test_each_quoted_figure_is_the_committed_result(claim):
         for shown, value in zip(numbers, computed):
             assert _agrees(shown, value), (
                 f"{claim['notebook']} says {written!r} in {says!r}, but {figure['file']} gives {value:.4g} "
-                f"({figure.get('reduce', 'value')} of {figure['column']} where {figure.get('where', {})})"
+                f"({figure.get('reduce', 'value')} of {figure.get('column') or figure.get('numerator_column')} where {figure.get('where', {})})"
             )
 
 
