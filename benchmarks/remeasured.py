@@ -5,7 +5,8 @@ with repeats (median and 95% interval from the raw rows), and the verdict.
 
 Each [[ratio]] in remeasured.toml names the single-run figure as it was committed (`before`, and where it
 came from) and the raw rows that measure it now (`file`, `where`, `column`, `numerator` / `denominator`,
-and `between` when they are two values of a column other than the approach, such as node counts; `pair_on`
+and `between` when they are two values of a column other than the approach, such as node counts, or
+`numerator_column` / `denominator_column` for two columns of each run, such as a tactic's p95 before / after; `pair_on`
 names further columns a pair shares, e.g. threads when a ratio pools a sweep's thread counts). The
 verdict compares the two on the size of the effect (how far from 1, on a log scale):
 - within noise: the new interval holds 1;
@@ -35,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pattern_sweeps import machine  # noqa: E402
 from report import write  # noqa: E402
 
-from labkit.results.intervals import RatioInterval, interval_of  # noqa: E402
+from labkit.results.intervals import RatioInterval, interval_of, ratio_interval  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -73,6 +74,8 @@ def after_of(entry: dict[str, Any]) -> RatioInterval | None:
         chosen = [r for r in csv.DictReader(handle) if matches(r, entry.get("where", {}))]
     if not chosen:
         raise SystemExit(f"remeasured.toml: no row of {entry['file']} has {entry.get('where')} ({entry['what']})")
+    if "numerator_column" in entry:  # two columns of each run (a tactic's p95 before / after): one ratio per row
+        return ratio_interval([float(r[entry["numerator_column"]]) / float(r[entry["denominator_column"]]) for r in chosen])
     return interval_of(chosen, entry.get("column", "throughput"), entry["numerator"], entry["denominator"],
                        between=entry.get("between", "approach"), pair_on=entry.get("pair_on", []))
 

@@ -108,8 +108,8 @@ class Advisor:
         lines = [f"the mix looks {kind}; measured under that load ({goal} gain = {'p95 before / after' if goal == 'latency' else 'throughput after / before'}):"]
         for _i, r in measured.sort_values(gain_col, ascending=False, na_position="last").iterrows():
             lines.append(f"{r['tactic']}: gain {r[gain_col + '_text'] or 'not measured'} over {r['runs']} run(s); cost: took {r['took_s']:.1f} s, "
-                         f"p95 while it ran {r['p95_during_vs_before']}x the p95 before"
-                         + (f" ({r['p95_settling_vs_before']}x while it settled)" if pd.notna(r.get("p95_settling_vs_before")) else "")
+                         f"p95 while it ran {r['p95_during_vs_before']:.2g}x the p95 before"
+                         + (f" ({r['p95_settling_vs_before']:.2g}x while it settled)" if pd.notna(r.get("p95_settling_vs_before")) else "")
                          + f", {r['errors_during']:.0f} failed transactions meanwhile")
         large = measured.dropna(subset=[gain_col])
         large = large[large[gain_col] >= MIN_GAIN].sort_values(gain_col, ascending=False)
