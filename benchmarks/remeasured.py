@@ -77,7 +77,7 @@ def after_of(entry: dict[str, Any]) -> RatioInterval | None:
     if "numerator_column" in entry:  # two columns of each run (a tactic's p95 before / after): one ratio per row
         return ratio_interval([float(r[entry["numerator_column"]]) / float(r[entry["denominator_column"]]) for r in chosen])
     return interval_of(chosen, entry.get("column", "throughput"), entry["numerator"], entry["denominator"],
-                       between=entry.get("between", "approach"), pair_on=entry.get("pair_on", []))
+                       between=entry.get("between", "approach"), pair_on=entry.get("pair_on", []), paired=entry.get("paired", False))
 
 
 def table(entries: list[dict[str, Any]]) -> pd.DataFrame:

@@ -229,12 +229,16 @@ def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[fl
 
 
 def interval_of(rows: Any, column: str, numerator: Any, denominator: Any, *, between: str = "approach",
-                pair_on: Sequence[str] = ()) -> RatioInterval | None:
+                pair_on: Sequence[str] = (), paired: bool = False) -> RatioInterval | None:
     """A quoted ratio recomputed from raw rows: `numerator` over `denominator`, two values of the `between`
     column. Approaches (the default) ran in the same blocks, so their runs pair by `repeat` (and `pair_on`);
-    any other column (e.g. nodes 8 over 1) compares independent runs with a Welch interval."""
+    any other column (e.g. nodes 8 over 1) compares independent runs with a Welch interval, unless `paired`
+    says its values too ran within one block (e.g. the first and the last run of one growing series)."""
     df = pd.DataFrame(rows).copy()
     df[column] = pd.to_numeric(df[column].astype(str).str.replace(",", ""), errors="coerce")
+    if between != "approach" and paired:
+        df["approach"] = df[between].astype(str)
+        between, numerator, denominator = "approach", str(numerator), str(denominator)
     if between == "approach":
         return ratio_interval(paired_ratios(df, str(numerator), str(denominator), metric=column, keys=list(pair_on))["ratio"])
     kept = usable(df)

@@ -172,3 +172,14 @@ def test_a_bootstrapped_interval_does_not_depend_on_the_order_of_the_pairs():
     pairs = [0.70, 0.50, 0.58, 0.67, 0.64, 0.69, 0.62, 0.48, 0.55, 0.59, 0.48, 0.53]
     assert ratio_interval(pairs).method == "bootstrap"
     assert ratio_interval(pairs) == ratio_interval(sorted(pairs)) == ratio_interval(pairs[::-1])
+
+
+def test_a_paired_ratio_between_two_values_of_another_column_pairs_by_block():
+    """The last run of a growing series over its first: both ran within one series (`repeat`), so they pair."""
+    from labkit.results.intervals import interval_of, ratio_interval
+
+    rows = [{"repeat": r, "comments": c, "page": v} for r, (first, last) in enumerate(((1.5, 9.0), (1.8, 10.8), (1.2, 7.2)))
+            for c, v in ((1000, first), (10000, last))]
+    found = interval_of(rows, "page", 10000, 1000, between="comments", paired=True)
+    assert found == ratio_interval([6.0, 6.0, 6.0])
+    assert interval_of(rows, "page", 10000, 1000, between="comments").method == "welch"

@@ -83,7 +83,7 @@ def interval(spec: dict, chosen: list[dict[str, str]]):
         return found
     keys = spec.get("pair_on", [])
     found = interval_of(chosen, spec["column"], spec["numerator"], spec["denominator"], between=spec.get("between", "approach"),
-                        pair_on=keys if isinstance(keys, list) else [keys])
+                        pair_on=keys if isinstance(keys, list) else [keys], paired=spec.get("paired", False))
     assert found is not None, f"{spec['file']} {spec.get('where')}: no runs of {spec['numerator']} and {spec['denominator']} to compare"
     return found
 
