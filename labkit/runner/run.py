@@ -89,6 +89,7 @@ def run(
     server_meter: ServerMeter | None = None,
     workers: str = DEFAULT_WORKERS,
     on_release: Callable[[], None] | None = None,
+    clients: Any = None,
 ) -> RunResult:
     """Run `operations` transactions of `workload` on `threads` workers in all (transactions in flight),
     spread as evenly as whole workers allow over `processes` client processes, or, with processes="auto",
@@ -179,7 +180,14 @@ def run(
                 on_release()
 
         outcomes: list[PoolOutcome]
-        if processes == 1:
+        lost: list[str] = []
+        if clients is not None:  # a distributed.Client: each client process is a task on a Dask worker (runner.remote)
+            from .remote import require_remote_ok, run_remote
+
+            remote = run_remote(clients, workload, specs, cancel, on_warmed=measured_window_opens)
+            require_remote_ok(remote)
+            outcomes, interrupted, lost = remote.outcomes, bool(remote.lost), remote.lost
+        elif processes == 1:
             _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
             outcome = run_pool(workload, specs[0], cancel, release_gate=measured_window_opens, on_tick=tick)
             outcomes, interrupted = [outcome], outcome.interrupted
@@ -198,7 +206,10 @@ def run(
 
     releases = [o.release for o in outcomes if o.release is not None]
     ends = [o.end for o in outcomes if o.end is not None]
-    wall = max(ends) - min(releases) if releases and ends else 0.0
+    if clients is not None:  # monotonic clocks of different hosts do not compare: each process's own window, the longest
+        wall = max((o.end - o.release for o in outcomes if o.release is not None and o.end is not None), default=0.0)
+    else:
+        wall = max(ends) - min(releases) if releases and ends else 0.0
     total = merged([o.measurements for o in outcomes])
     timeline = Timeline()
     for o in outcomes:
