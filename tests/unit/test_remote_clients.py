@@ -33,3 +33,18 @@ def test_a_loopback_cluster_is_refused_with_workers_elsewhere(monkeypatch):
         check_reachable(["127.0.0.1"], {"tcp://10.0.0.7:4032": "host2"})
     check_reachable(["127.0.0.1"], {"tcp://127.0.0.1:4032": "laptop"})
     check_reachable(["10.0.0.9"], {"tcp://10.0.0.7:4032": "host2"})
+
+
+@pytest.mark.timeout(120)
+def test_two_dask_workers_run_the_exact_operations_and_merge_exactly():
+    """A LocalCluster of 2 worker processes, each one client process of the run (a fake workload: the runner only)."""
+    from fakes import CountingWorkload
+
+    from labkit.runner import run
+    from labkit.runner.remote import check_workers, connected
+
+    with connected(parse_clients("local:2")) as client:
+        assert len(check_workers(client)) == 2
+        r = run(CountingWorkload(sleep_s=0.001), threads=8, operations=2000, processes=2, clients=client, verify=False)
+    assert r.complete and r.stats.count == 2000 and r.stats.errors == 0
+    assert r.processes == 2 and sum(part.transactions.histogram.get_total_count() for part in r.parts) == r.measurements.transactions.histogram.get_total_count() == 2000
