@@ -8,7 +8,6 @@ dask-jobqueue) or on a LocalCluster of worker processes here. Each task runs run
 as a spawned local process does; the barriers are Dask's own coordination primitives (a Queue each task
 reports "warmed" on, an Event the caller sets once every task has and the measured window is open).
 
-WIP: written 2026-11-26 during a CI run, not yet run against a cluster (issue 34).
 """
 
 from __future__ import annotations
@@ -161,7 +160,9 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
 
     watcher = threading.Thread(target=watch, name="labkit-cancel-watch", daemon=True)
     watcher.start()
-    host, wall_release = socket.gethostname(), {}
+    from .cpu import cores_available
+
+    host, wall_release, cores = socket.gethostname(), {}, cores_available()
     try:
         open_process = getattr(workload, "open_process", None)
         if callable(open_process):
@@ -175,10 +176,10 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
             wall_release["at"] = time.time()
 
         outcome = run_pool(workload, spec, cancel, release_gate=gate)
-        return {"index": index, "host": host, "wall_release": wall_release.get("at"), "outcome": outcome.to_wire()}
+        return {"index": index, "host": host, "cores": cores, "wall_release": wall_release.get("at"), "outcome": outcome.to_wire()}
     except BaseException:
         failed = PoolOutcome(Measurements(), None, None, 0.0, 0, crash=f"on {host}: " + traceback.format_exc(limit=8))
-        return {"index": index, "host": host, "wall_release": None, "outcome": failed.to_wire()}
+        return {"index": index, "host": host, "cores": cores, "wall_release": None, "outcome": failed.to_wire()}
     finally:
         cancel.set()
         close_process = getattr(workload, "close_process", None)
@@ -196,6 +197,47 @@ class RemoteRun:
     outcomes: list[PoolOutcome]
     hosts: list[str]
     lost: list[str] = field(default_factory=list)  # "client 1 on host2: worker lost"
+    cores: dict[str, int] = field(default_factory=dict)  # host -> cores a client process there may run on
+    wall_releases: list[float | None] = field(default_factory=list)  # each process's release on its host's wall clock
+
+
+@dataclass(frozen=True)
+class HostUse:
+    """One client host over a run's measured window: its processes, the cores they used, the cores they could."""
+
+    host: str
+    processes: int
+    cores_used: float
+    cores_available: int
+
+    @property
+    def saturated(self) -> bool:
+        from .cpu import SATURATION_THRESHOLD
+
+        return self.cores_used >= SATURATION_THRESHOLD * self.cores_available
+
+
+def host_use(outcomes: list[PoolOutcome], hosts: list[str], cores: dict[str, int], wall_s: float) -> list[HostUse]:
+    """Per client host (in order of first appearance): processes, CPU cores used over `wall_s`, and the cores
+    they may use (one per process, as a Python process runs one core of Python at a time, up to the host's)."""
+    out = []
+    for host in dict.fromkeys(hosts):
+        mine = [o for o, h in zip(outcomes, hosts) if h == host]
+        used = sum(o.cpu_seconds for o in mine) / wall_s if wall_s > 0 else 0.0
+        out.append(HostUse(host, len(mine), used, max(1, min(len(mine), cores.get(host, len(mine))))))
+    return out
+
+
+def host_saturation(uses: list[HostUse]) -> tuple[bool, str, str]:
+    """(saturated?, the `limit` naming the busiest saturated host, its explanation): the row says which client
+    host held the point back, as it names a node."""
+    full = sorted((u for u in uses if u.saturated), key=lambda u: u.cores_used / u.cores_available, reverse=True)
+    if not full:
+        return False, "", ""
+    u = full[0]
+    note = (f"client host {u.host}: its {u.processes} process(es) used {u.cores_used:.2f} of the {u.cores_available} core(s) they can use; "
+            "the curve shows that host's limit, not the database's. Add workers on more hosts, or more processes where cores are free.")
+    return True, f"client {u.host}", note
 
 
 def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: threading.Event,
@@ -211,6 +253,8 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
     if not addresses:
         raise ConfigError("the Dask scheduler has no workers: start at least one with `dask worker tcp://HOST:8786`")
     hosts = client.run(socket.gethostname)
+    cores: dict[str, int] = {}
+    releases: dict[int, float | None] = {}
     placed = [addresses[i % len(addresses)] for i in range(len(specs))]
     futures = [client.submit(_remote_main, i, workload, spec, run_id, workers=[placed[i]], allow_other_workers=False, pure=False, retries=0)
                for i, spec in enumerate(specs)]
@@ -235,7 +279,10 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
                 if i in outcomes:
                     continue
                 if f.status == "finished":
-                    outcomes[i] = PoolOutcome.from_wire(f.result()["outcome"])
+                    done = f.result()
+                    outcomes[i] = PoolOutcome.from_wire(done["outcome"])
+                    cores[done["host"]] = done["cores"]
+                    releases[i] = done["wall_release"]
                 elif f.status in ("error", "cancelled") or placed[i] not in client.scheduler_info()["workers"]:
                     where = hosts.get(placed[i], placed[i])
                     lost.append(f"client process {i} on {where}: its Dask worker was lost ({f.status})")
@@ -248,7 +295,8 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
     finally:
         cancelled.set()
         start.set()  # a task still waiting at the gate sees the cancel and returns
-    return RemoteRun([outcomes[i] for i in range(len(futures))], [hosts.get(a, a) for a in placed], lost)
+    return RemoteRun([outcomes[i] for i in range(len(futures))], [hosts.get(a, a) for a in placed], lost, cores,
+                     [releases.get(i) for i in range(len(futures))])
 
 
 def require_remote_ok(run: RemoteRun) -> None:

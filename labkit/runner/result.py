@@ -81,6 +81,8 @@ class RunResult:
     threads_per_process: list[int] = field(default_factory=list)  # how `threads` were spread over the processes
     cleanup_problem: str = ""  # what cleanup() could not do ('' when it worked or did not run)
     released_at: float | None = None  # time.monotonic() of the workers' release: second 0 of `timeline`
+    client_hosts: list[tuple[str, int, float]] = field(default_factory=list)  # Dask clients: (host, processes, CPU cores used) per host
+    client_problems: list[str] = field(default_factory=list)  # Dask clients: a worker lost mid-run, naming its host
 
     @property
     def count(self) -> int:
@@ -136,6 +138,10 @@ class RunResult:
             "error_kinds": ";".join(f"{k}={v}" for k, v in sorted(self.error_kinds.items())),
             "cleanup_problem": self.cleanup_problem,
         }
+        if self.client_hosts:  # client processes ran on Dask workers: where, how many, and each host's CPU
+            row["client_hosts"] = ", ".join(f"{host} x{n}" for host, n, _ in self.client_hosts)
+            row["client_host_cpu_cores"] = ", ".join(f"{host} {cores:.2f}" for host, _, cores in self.client_hosts)
+            row["client_problems"] = "; ".join(self.client_problems)
         row["workers"] = self.workers
         row["timeline"] = json.dumps([[r["second"], round(r["span_s"], 3), r["transactions"], r["errors"], r["p50_us"], r["p95_us"], r["p99_us"]]
                                       for r in self.timeline_rows()], separators=(",", ":"))

@@ -180,13 +180,13 @@ def run(
                 on_release()
 
         outcomes: list[PoolOutcome]
-        lost: list[str] = []
+        remote = None
         if clients is not None:  # a distributed.Client: each client process is a task on a Dask worker (runner.remote)
             from .remote import require_remote_ok, run_remote
 
             remote = run_remote(clients, workload, specs, cancel, on_warmed=measured_window_opens)
             require_remote_ok(remote)
-            outcomes, interrupted, lost = remote.outcomes, bool(remote.lost), remote.lost
+            outcomes, interrupted = remote.outcomes, bool(remote.lost)
         elif processes == 1:
             _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
             outcome = run_pool(workload, specs[0], cancel, release_gate=measured_window_opens, on_tick=tick)
@@ -217,6 +217,13 @@ def run(
     stats = LatencyStats.of(total.transactions)
     complete = not interrupted and not cancel.is_set() and stats.count + stats.errors == operations
     used, available, saturated, note = saturation([o.cpu_seconds for o in outcomes], wall, processes)
+    hosts_used, host_limit = [], ""
+    if remote is not None:  # each host's processes against that host's cores, not this machine's
+        from .remote import host_saturation, host_use
+
+        hosts_used = host_use(outcomes, remote.hosts, remote.cores, wall)
+        available = sum(u.cores_available for u in hosts_used)
+        saturated, host_limit, note = host_saturation(hosts_used)
     waits = [o.gil_wait_ms for o in outcomes if o.gil_wait_ms is not None]
     gil_wait = max(waits) if waits else None
     queued = [o.run_queue_ms for o in outcomes if o.run_queue_ms is not None]
@@ -232,6 +239,8 @@ def run(
         throughput=stats.count / wall if wall > 0 else None,
         target_rate=target_rate,
     )
+    if host_limit and limit == "client":
+        limit, limit_note = host_limit, note
 
     verification, cleanup_problem = None, ""
     if (verify and complete) or cleanup:
@@ -273,4 +282,6 @@ def run(
         measurements=total,
         parts=[o.measurements for o in outcomes],
         released_at=min(releases) if releases else None,
+        client_hosts=[(u.host, u.processes, u.cores_used) for u in hosts_used],
+        client_problems=list(remote.lost) if remote is not None else [],
     )

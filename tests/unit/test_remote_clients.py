@@ -1,4 +1,5 @@
-"""--clients parsing and the refusals that need no Dask cluster (WIP, issue 34)."""
+"""Client processes on Dask workers (runner.remote): --clients parsing, the refusals, per-host CPU and rows, and a
+LocalCluster of 2 workers running a fake workload (the runner only; tests/integration drives a real cluster)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,37 @@ def test_two_dask_workers_run_the_exact_operations_and_merge_exactly():
         r = run(CountingWorkload(sleep_s=0.001), threads=8, operations=2000, processes=2, clients=client, verify=False)
     assert r.complete and r.stats.count == 2000 and r.stats.errors == 0
     assert r.processes == 2 and sum(part.transactions.histogram.get_total_count() for part in r.parts) == r.measurements.transactions.histogram.get_total_count() == 2000
+
+
+def test_each_host_is_held_to_its_own_cores_and_a_full_one_is_named():
+    from labkit.runner.measurements import Measurements
+    from labkit.runner.pool import PoolOutcome
+    from labkit.runner.remote import host_saturation, host_use
+
+    def used(cpu_s):
+        return PoolOutcome(Measurements(), 0.0, 10.0, cpu_s, 100)
+
+    uses = host_use([used(9.8), used(3.0), used(2.0)], ["h1", "h2", "h2"], {"h1": 8, "h2": 8}, wall_s=10.0)
+    assert [(u.host, u.processes, round(u.cores_used, 2), u.cores_available) for u in uses] == [("h1", 1, 0.98, 1), ("h2", 2, 0.5, 2)]
+    saturated, limit, note = host_saturation(uses)
+    assert saturated and limit == "client h1" and "h1" in note
+    assert host_saturation(host_use([used(2.0)], ["h2"], {"h2": 8}, wall_s=10.0)) == (False, "", "")
+
+
+def test_rows_of_a_dask_run_say_where_the_clients_ran():
+    from labkit.runner.result import RunResult
+
+    r = RunResult(workload="w", complete=True, threads=4, processes=2, operations=10, warmup=0, target_rate=None, wall_s=1.0,
+                  stats=_empty_stats(), ops={}, client_cpu_cores=0.5, client_cores_available=2,
+                  client_saturated=False, saturation_note="", machine_cpu_busy=None, verification=None,
+                  client_hosts=[("h1", 1, 0.25), ("h2", 1, 0.3)], client_problems=["client process 1 on h2: its Dask worker was lost (error)"])
+    row = r.to_row()
+    assert row["client_hosts"] == "h1 x1, h2 x1" and row["client_host_cpu_cores"] == "h1 0.25, h2 0.30"
+    assert "on h2" in row["client_problems"]
+
+
+def _empty_stats():
+    from labkit.runner.measurements import Measurements
+    from labkit.runner.result import LatencyStats
+
+    return LatencyStats.of(Measurements().transactions)
