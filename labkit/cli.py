@@ -253,6 +253,9 @@ def run_pattern(
     control: str = typer.Option(None, "--control", help="An A/A control: run this approach twice in every block; the copy / first "
                                 "spread is printed as the sweep's noise floor."),
     provider: str = typer.Option("auto", "--provider", "-p", help=PROVIDER_HELP),
+    clients: str = typer.Option(None, "--clients", help="Run the client processes as tasks on Dask workers: local:N (N worker processes on this "
+                                "machine) or dask://HOST:PORT (an existing `dask scheduler` and its `dask worker`s, e.g. on a course's client "
+                                "machines, with --provider external). --processes auto then means one process per worker. Default: here."),
     out: Path = typer.Option(Path("results.csv"), "--out", help="Results file (.csv or .parquet); rows are appended."),
 ) -> None:
     """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
@@ -281,7 +284,8 @@ def run_pattern(
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds, repeats=repeats,
                          control=control)
-        rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo, node_cpu=node_cpu)
+        rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, out=out, echo=typer.echo,
+                                 node_cpu=node_cpu, clients=clients)
     except LabkitError as exc:
         _fail(exc)
     if rows and not rows[-1].get("complete", True):  # Ctrl-C: the runner kept what it measured, the sweep stopped

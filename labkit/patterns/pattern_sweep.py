@@ -20,6 +20,7 @@ from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError
 from ..results import ResultsStore, SweepPlan
 from ..results.sweep import sweep
+from ..runner.remote import check_reachable, check_workers, connected, parse_clients
 from .description import Pattern
 
 
@@ -30,7 +31,10 @@ class PatternSweep:
     become columns of each row. Pass `slot` to keep its cluster after the sweep (the caller stops it);
     otherwise the sweep makes one (`provider`, `node_cpu`, the description's and binding's cluster
     options) and stops it at the end, whatever happens. `resources` replace the binding's `sweep_resources`
-    (a notebook that keeps its toxiproxy across cells passes its own)."""
+    (a notebook that keeps its toxiproxy across cells passes its own). `clients` ('local:N' or
+    'dask://HOST:PORT') runs each run's client processes as tasks on Dask workers (runner.remote): the
+    scheduler is reached and the workers' versions checked before any cluster starts, and processes='auto'
+    becomes one process per worker."""
 
     def __init__(
         self,
@@ -44,6 +48,7 @@ class PatternSweep:
         slot: ClusterSlot | None = None,
         node_cpu: float | None = None,
         resources: Mapping[str, Any] | None = None,
+        clients: str | None = None,
     ):
         self.pattern = pattern
         self.engine = engine or (slot.engine if slot is not None and slot.engine else pattern.engines[0])  # checked with the approaches
@@ -71,6 +76,7 @@ class PatternSweep:
         self.slot = slot
         self.resources: dict[str, Any] = dict(resources or {})
         self._given_resources = resources is not None
+        self.clients = parse_clients(clients) if clients else None  # a bad --clients is refused here, before anything starts
 
     # ---- what the sweep loop calls ---------------------------------------------------------------
 
@@ -108,28 +114,59 @@ class PatternSweep:
         `echo` gets the cluster's and the plan's messages; `on_cluster(info)` hears of each cluster the
         sweep runs on, `on_workload(approach)` of each run about to start."""
         own = self.slot is None
-        slot = self.slot or ClusterSlot.for_engine(self.engine, self.provider, on_change=echo, node_cpu=self.node_cpu, **self.cluster_options)
+        with contextlib.ExitStack() as stack:
+            worker_hosts = self._open_clients(stack, echo)  # an unreachable scheduler fails here, before a cluster starts
+            slot = self.slot or ClusterSlot.for_engine(self.engine, self.provider, on_change=echo, node_cpu=self.node_cpu, **self.cluster_options)
+            if own:
+                stack.callback(slot.stop)
 
-        def cluster_for(nodes: int) -> ClusterInfo:
-            info = slot.info_for(nodes)
-            if on_cluster is not None:
-                on_cluster(info)
-            return info
+            def cluster_for(nodes: int) -> ClusterInfo:
+                info = slot.info_for(nodes)
+                if worker_hosts:
+                    check_reachable(contact_points(slot.cluster), worker_hosts)
+                if on_cluster is not None:
+                    on_cluster(info)
+                return info
 
-        def workload_for(approach: str, _info: ClusterInfo) -> Any:
-            if on_workload is not None:
-                on_workload(approach)
-            return self.workload_for(approach, slot.cluster)
+            def workload_for(approach: str, _info: ClusterInfo) -> Any:
+                if on_workload is not None:
+                    on_workload(approach)
+                return self.workload_for(approach, slot.cluster)
 
-        try:
             with self._opened_resources() as extra:
                 self.resources = dict(extra)
                 yield from sweep(self.plan, cluster_for=cluster_for, workload_for=workload_for, store=store, cancel=cancel,
                                  on_result=on_result, progress=progress, server_meter_for=slot.cpu_meter, echo=echo,
                                  cold=slot.take_cold)
-        finally:
-            if own:
-                slot.stop()
+
+    def _open_clients(self, stack: contextlib.ExitStack, echo: Callable[[str], None]) -> dict[str, str]:
+        """With `clients`: connect to the Dask workers (closed by `stack`), refuse other versions, hand the
+        connection to every run of the plan; returns worker address -> host ({} without clients)."""
+        if self.clients is None:
+            return {}
+        client = stack.enter_context(connected(self.clients))
+        worker_hosts = check_workers(client)
+        if not worker_hosts:
+            raise ConfigError(f"the Dask scheduler at {self.clients.text} has no workers: start at least one with `dask worker tcp://HOST:PORT`")
+        hosts = sorted(set(worker_hosts.values()))
+        echo(f"client processes run on {len(worker_hosts)} Dask worker(s) on {', '.join(hosts)} ({self.clients.text})")
+        before = (self.plan.processes, dict(self.plan.run_options))
+        if self.plan.processes == "auto":
+            self.plan.processes = len(worker_hosts)
+        self.plan.run_options = {**self.plan.run_options, "clients": client}
+
+        def put_back() -> None:
+            self.plan.processes, self.plan.run_options = before
+
+        stack.callback(put_back)
+        return worker_hosts
+
+
+def contact_points(cluster: Any) -> list[str]:
+    """The addresses a client connects to: each live node's (local providers), or the cluster's own list."""
+    nodes = cluster.live_nodes() if callable(getattr(cluster, "live_nodes", None)) else []
+    found = [str(n.address) for n in nodes if getattr(n, "address", None)]
+    return found or [str(a) for a in getattr(cluster, "contact_points", []) or []]
 
 
 def cluster_options(pattern: Pattern, binding: Any, phase: str, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -172,11 +209,12 @@ def run_pattern_sweep(
     slot: ClusterSlot | None = None,
     node_cpu: float | None = None,
     resources: Mapping[str, Any] | None = None,
+    clients: str | None = None,
 ) -> list[dict[str, Any]]:
     """A PatternSweep run to the end, one line echoed per row: what the CLI, benchmarks and notebooks call.
     Everything the description can refuse is refused before any cluster starts."""
     chosen = PatternSweep(pattern, plan, phase=phase, settings=settings, engine=engine, provider=provider, slot=slot, node_cpu=node_cpu,
-                          resources=resources)
+                          resources=resources, clients=clients)
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     for row in chosen.rows(store=store, echo=echo):
