@@ -163,12 +163,14 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
     from .cpu import cores_available
 
     host, wall_release, cores = socket.gethostname(), {}, cores_available()
+    warmed_at: dict[str, float] = {}
     try:
         open_process = getattr(workload, "open_process", None)
         if callable(open_process):
             open_process()
 
         def gate() -> None:
+            warmed_at["at"] = time.time()
             warmed.put(index)
             while not start.wait(timeout=TICK_SECONDS * 10):
                 if cancel.is_set():
@@ -176,10 +178,11 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
             wall_release["at"] = time.time()
 
         outcome = run_pool(workload, spec, cancel, release_gate=gate)
-        return {"index": index, "host": host, "cores": cores, "wall_release": wall_release.get("at"), "outcome": outcome.to_wire()}
+        return {"index": index, "host": host, "cores": cores, "warmed_at": warmed_at.get("at"), "wall_release": wall_release.get("at"),
+                "outcome": outcome.to_wire()}
     except BaseException:
         failed = PoolOutcome(Measurements(), None, None, 0.0, 0, crash=f"on {host}: " + traceback.format_exc(limit=8))
-        return {"index": index, "host": host, "cores": cores, "wall_release": None, "outcome": failed.to_wire()}
+        return {"index": index, "host": host, "cores": cores, "warmed_at": None, "wall_release": None, "outcome": failed.to_wire()}
     finally:
         cancel.set()
         close_process = getattr(workload, "close_process", None)
@@ -199,6 +202,15 @@ class RemoteRun:
     lost: list[str] = field(default_factory=list)  # "client 1 on host2: worker lost"
     cores: dict[str, int] = field(default_factory=dict)  # host -> cores a client process there may run on
     wall_releases: list[float | None] = field(default_factory=list)  # each process's release on its host's wall clock
+    warmed_at: list[float | None] = field(default_factory=list)  # when each process had warmed up and reached the barrier (wall clock)
+
+    @property
+    def barrier_slack_s(self) -> float | None:
+        """The first release minus the last arrival at the barrier, on the hosts' wall clocks: at least 0 when no
+        process started before every one was ready (clocks of different hosts agree only as well as NTP keeps them)."""
+        if not self.wall_releases or any(t is None for t in self.wall_releases + self.warmed_at):
+            return None
+        return min(self.wall_releases) - max(self.warmed_at)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)
@@ -255,6 +267,7 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
     hosts = client.run(socket.gethostname)
     cores: dict[str, int] = {}
     releases: dict[int, float | None] = {}
+    arrived: dict[int, float | None] = {}
     placed = [addresses[i % len(addresses)] for i in range(len(specs))]
     futures = [client.submit(_remote_main, i, workload, spec, run_id, workers=[placed[i]], allow_other_workers=False, pure=False, retries=0)
                for i, spec in enumerate(specs)]
@@ -283,6 +296,7 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
                     outcomes[i] = PoolOutcome.from_wire(done["outcome"])
                     cores[done["host"]] = done["cores"]
                     releases[i] = done["wall_release"]
+                    arrived[i] = done["warmed_at"]
                 elif f.status in ("error", "cancelled") or placed[i] not in client.scheduler_info()["workers"]:
                     where = hosts.get(placed[i], placed[i])
                     lost.append(f"client process {i} on {where}: its Dask worker was lost ({f.status})")
@@ -296,7 +310,7 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
         cancelled.set()
         start.set()  # a task still waiting at the gate sees the cancel and returns
     return RemoteRun([outcomes[i] for i in range(len(futures))], [hosts.get(a, a) for a in placed], lost, cores,
-                     [releases.get(i) for i in range(len(futures))])
+                     [releases.get(i) for i in range(len(futures))], [arrived.get(i) for i in range(len(futures))])
 
 
 def require_remote_ok(run: RemoteRun) -> None:

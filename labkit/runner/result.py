@@ -83,6 +83,7 @@ class RunResult:
     released_at: float | None = None  # time.monotonic() of the workers' release: second 0 of `timeline`
     client_hosts: list[tuple[str, int, float]] = field(default_factory=list)  # Dask clients: (host, processes, CPU cores used) per host
     client_problems: list[str] = field(default_factory=list)  # Dask clients: a worker lost mid-run, naming its host
+    client_barrier_slack_s: float | None = None  # Dask clients: first release - last arrival at the start barrier (>= 0: it held)
 
     @property
     def count(self) -> int:
@@ -142,6 +143,7 @@ class RunResult:
             row["client_hosts"] = ", ".join(f"{host} x{n}" for host, n, _ in self.client_hosts)
             row["client_host_cpu_cores"] = ", ".join(f"{host} {cores:.2f}" for host, _, cores in self.client_hosts)
             row["client_problems"] = "; ".join(self.client_problems)
+            row["client_barrier_slack_s"] = None if self.client_barrier_slack_s is None else round(self.client_barrier_slack_s, 4)
         row["workers"] = self.workers
         row["timeline"] = json.dumps([[r["second"], round(r["span_s"], 3), r["transactions"], r["errors"], r["p50_us"], r["p95_us"], r["p99_us"]]
                                       for r in self.timeline_rows()], separators=(",", ":"))

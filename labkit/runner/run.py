@@ -284,4 +284,5 @@ def run(
         released_at=min(releases) if releases else None,
         client_hosts=[(u.host, u.processes, u.cores_used) for u in hosts_used],
         client_problems=list(remote.lost) if remote is not None else [],
+        client_barrier_slack_s=remote.barrier_slack_s if remote is not None else None,
     )

@@ -124,3 +124,49 @@ def test_traces_count_what_one_post_writes_and_one_page_reads(cluster):
         naive_page = fan_out.trace_page(fr, 2)
         assert naive_page.statements == 10 and naive_page.partitions_read == 10, naive_page
         assert fow.verify().ok  # the traced extra post was taken back out
+
+
+# ---- client processes on Dask workers (runner.remote), on this module's cluster -------------------------
+
+def test_two_dask_workers_run_index_table_logins_exactly(cluster):
+    """A LocalCluster of 2 worker processes, each one client process: every login counted once, the merged
+    histogram the sum of the two, both processes released only after both had warmed up."""
+    import socket
+
+    from labkit.runner.remote import check_workers, connected, parse_clients
+
+    users = 300
+    with closing(IndexTable(cluster.addresses, "pattern", "register", users=users)) as w:
+        assert run(w, threads=4, operations=users).verification.ok
+    with connected(parse_clients("local:2")) as client, closing(IndexTable(cluster.addresses, "pattern", "login", users=users)) as w:
+        assert len(check_workers(client)) == 2
+        r = run(w, threads=8, operations=400, processes=2, warmup=40, workers="greenlets", clients=client)
+    assert r.complete and r.errors == 0, r.error_samples
+    assert r.verification.ok, str(r.verification)
+    assert r.count == 400 and all(r.ops[o].count == 400 for o in ("read_lookup", "read_user"))
+    assert sum(p.transactions.histogram.get_total_count() for p in r.parts) == r.measurements.transactions.histogram.get_total_count() == 400
+    assert [(h, n) for h, n, _ in r.client_hosts] == [(socket.gethostname(), 2)]
+    assert r.client_barrier_slack_s is not None and r.client_barrier_slack_s >= 0
+    row = r.to_row()
+    assert row["client_hosts"] == f"{socket.gethostname()} x2" and row["client_problems"] == ""
+
+
+def test_a_dask_worker_killed_mid_run_leaves_a_partial_run_naming_its_host(cluster):
+    import os
+    import signal
+    import socket
+    import threading
+
+    from labkit.runner.remote import connected, parse_clients
+
+    with connected(parse_clients("local:2")) as client, closing(IndexTable(cluster.addresses, "pattern", "login", users=300)) as w:
+        pids = client.run(os.getpid)  # worker address -> PID; process 1 runs on the second address (round-robin over sorted addresses)
+        victim = pids[sorted(pids)[1]]
+
+        def kill_soon() -> None:
+            threading.Timer(1.0, os.kill, (victim, signal.SIGKILL)).start()
+
+        r = run(w, threads=8, operations=200_000, processes=2, workers="greenlets", clients=client, on_release=kill_soon)
+    assert not r.complete and 0 < r.count < 200_000
+    assert r.client_problems and f"client process 1 on {socket.gethostname()}" in r.client_problems[0]
+    assert r.verification is None  # a partial run is not verified; what was measured is kept

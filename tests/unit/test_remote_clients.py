@@ -49,6 +49,8 @@ def test_two_dask_workers_run_the_exact_operations_and_merge_exactly():
         r = run(CountingWorkload(sleep_s=0.001), threads=8, operations=2000, processes=2, clients=client, verify=False)
     assert r.complete and r.stats.count == 2000 and r.stats.errors == 0
     assert r.processes == 2 and sum(part.transactions.histogram.get_total_count() for part in r.parts) == r.measurements.transactions.histogram.get_total_count() == 2000
+    assert sum(n for _, n, _ in r.client_hosts) == 2 and r.client_problems == []
+    assert r.client_barrier_slack_s is not None and r.client_barrier_slack_s >= 0  # no process released before the last one was ready
 
 
 def test_each_host_is_held_to_its_own_cores_and_a_full_one_is_named():
