@@ -74,6 +74,7 @@ class ControlPanel:
         settings: dict[str, Any] | None = None,
         resources: dict[str, Any] | None = None,
         run_options: dict[str, Any] | None = None,
+        clients: str | None = None,
         store: ResultsStore | str | None = None,
         max_threads: int = 128,
         max_nodes: int = 8,
@@ -87,6 +88,8 @@ class ControlPanel:
         self.resources = None if resources is None else dict(resources)
         """Passed to every workload, e.g. {"toxiproxy": toxiproxy}; None: the engine binding's own per Run."""
         self.run_options = {**({"warmup": size.warmup} if size and size.warmup else {}), **dict(run_options or {})}
+        self.clients = clients
+        """'local:N' or 'dask://HOST:PORT': each Run's client processes as tasks on Dask workers, one per worker (runner.remote)."""
         self.store = store
         self.rows: list[dict[str, Any]] = []
         self.error: BaseException | None = None
@@ -198,7 +201,7 @@ class ControlPanel:
 
     def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
         """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""
-        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, resources=self.resources)
+        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, resources=self.resources, clients=self.clients)
 
     def chosen(self) -> dict[str, Any]:
         """The settings' controls' current values, by name."""

@@ -122,3 +122,16 @@ def test_the_cli_says_what_a_clients_value_should_look_like(tmp_path):
 
     result = CliRunner().invoke(app, ["run", "index-table", "--phase", "login", "--clients", "local:0", "--out", str(tmp_path / "r.csv")])
     assert result.exit_code == 2 and "local:" in result.output and "at least 1" in result.output
+
+
+def test_the_panel_hands_its_clients_to_the_sweep_whose_auto_processes_become_one_per_worker():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import describe
+    from labkit.widgets import ControlPanel
+
+    pattern = describe("index-table")
+    panel = ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", clients="local:2")
+    chosen = panel.sweep()
+    assert chosen.clients is not None and chosen.clients.local_workers == 2 and chosen.plan.processes == "auto"
+    with pytest.raises(ConfigError, match="local:"):
+        ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", clients="local:").sweep()
