@@ -101,12 +101,13 @@ def main() -> None:
     parser.add_argument("--threads", default="", help="comma list of client thread counts instead of the description's (e.g. 10,40,70,100)")
     parser.add_argument("--repeats", type=int, default=0, help="blocks per point instead of the description's (classroom: 3)")
     parser.add_argument("--control", default="pattern", help="the approach run twice per block as the A/A control ('' for none)")
+    parser.add_argument("--clients", default="", help="local:N or dask://HOST:PORT: the client processes as tasks on Dask workers (labkit run --clients)")
     parser.add_argument("--tables-only", action="store_true", help="measure nothing: rebuild the ratios table from the committed rows")
     args = parser.parse_args()
     pattern = describe(args.pattern)
     stem = args.pattern.replace("-", "_") + ("_quick" if args.quick else "")
     command = (f".venv/bin/python benchmarks/pattern_sweeps.py {args.pattern}" + (" --quick" if args.quick else "")
-               + "".join(f" --{k} {getattr(args, k)}" for k in ("phases", "threads", "repeats") if getattr(args, k)))
+               + "".join(f" --{k} {getattr(args, k)}" for k in ("phases", "threads", "repeats", "clients") if getattr(args, k)))
     if args.tables_only:
         frames = [pd.read_csv(OUT / f"{stem}_{phase}.csv") for phase in pattern.phases if (OUT / f"{stem}_{phase}.csv").exists() and phase != "volume"]
         command = open(OUT / f"{stem}_ratios.md").read().split("Command: `")[1].split("`")[0]  # the run that measured the rows
@@ -133,11 +134,11 @@ def sweep_phases(args, pattern, slot, stem: str, command: str) -> list[pd.DataFr
             changes["threads"] = [int(t) for t in args.threads.split(",")]
         if args.repeats:
             changes["repeats"] = args.repeats
-        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase, **changes), slot=slot)
+        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase, **changes), slot=slot, clients=args.clients or None)
         df = pd.DataFrame(rows)
         frames.append(df)
         size_note = ", ".join(f"{k}={v}" for k, v in size.settings.items()) or "users = operations"
-        write(df[COLUMNS].copy(), OUT, f"{stem}_{phase}", f"{pattern.name}, phase {phase} ({size_note})", machine(), command)
+        write(df[COLUMNS + [c for c in ("client_hosts", "client_host_cpu_cores", "client_problems") if c in df]].copy(), OUT, f"{stem}_{phase}", f"{pattern.name}, phase {phase} ({size_note})", machine(), command)
         save_figures(df, OUT / f"{stem}_{phase}")
     return frames
 
