@@ -135,3 +135,19 @@ def test_the_panel_hands_its_clients_to_the_sweep_whose_auto_processes_become_on
     assert chosen.clients is not None and chosen.clients.local_workers == 2 and chosen.plan.processes == "auto"
     with pytest.raises(ConfigError, match="local:"):
         ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", clients="local:").sweep()
+
+
+@pytest.mark.timeout(120)
+def test_the_students_namespace_travels_inside_the_workload_not_from_a_workers_environment():
+    import os
+
+    from labkit.namespace import ENV, namespaced
+    from labkit.patterns.index_table.cassandra import IndexTable
+    from labkit.runner.remote import connected
+
+    workload = IndexTable(["127.0.0.1"], "pattern", "login", users=10)
+    workload.namespace = "s07"
+    with connected(parse_clients("local:1")) as client:
+        client.run(os.environ.__setitem__, ENV, "someone-else")  # a worker started by another user's shell
+        there = client.submit(lambda w: w.keyspace, workload, pure=False).result()
+    assert there == namespaced(workload.base_keyspace, "s07") != namespaced(workload.base_keyspace, "someone-else")
