@@ -288,6 +288,7 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
             released = True
         outcomes: dict[int, PoolOutcome] = {}
         while len(outcomes) < len(futures):
+            alive = set(client.scheduler_info()["workers"])  # one call per round, not one per task
             for i, f in enumerate(futures):
                 if i in outcomes:
                     continue
@@ -297,7 +298,7 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
                     cores[done["host"]] = done["cores"]
                     releases[i] = done["wall_release"]
                     arrived[i] = done["warmed_at"]
-                elif f.status in ("error", "cancelled") or placed[i] not in client.scheduler_info()["workers"]:
+                elif f.status in ("error", "cancelled") or placed[i] not in alive:
                     where = hosts.get(placed[i], placed[i])
                     lost.append(f"client process {i} on {where}: its Dask worker was lost ({f.status})")
                     f.cancel()
