@@ -135,6 +135,9 @@ def run(
     if most is not None and processes > most:
         raise ConfigError(f"{getattr(workload, 'name', type(workload).__name__)} keeps what it checks in one client process's memory "
                           f"(max_processes={most}): run it with processes={most} or processes='auto'")
+    if clients is not None and most is not None:
+        raise ConfigError(f"{getattr(workload, 'name', type(workload).__name__)} keeps what it checks in its client process's memory "
+                          f"(max_processes={most}), which on a Dask worker would stay on that worker: run it without --clients")
     _call_hook(workload, "check_run", threads=sum(layout), processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()

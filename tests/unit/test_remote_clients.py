@@ -151,3 +151,14 @@ def test_the_students_namespace_travels_inside_the_workload_not_from_a_workers_e
         client.run(os.environ.__setitem__, ENV, "someone-else")  # a worker started by another user's shell
         there = client.submit(lambda w: w.keyspace, workload, pure=False).result()
     assert there == namespaced(workload.base_keyspace, "s07") != namespaced(workload.base_keyspace, "someone-else")
+
+
+def test_a_workload_that_checks_what_one_process_remembers_is_refused_on_dask_workers():
+    from fakes import CountingWorkload
+
+    from labkit.runner import run
+
+    workload = CountingWorkload()
+    workload.max_processes = 1
+    with pytest.raises(ConfigError, match="without --clients"):
+        run(workload, threads=2, operations=10, clients=object())  # refused before any task is sent
