@@ -279,8 +279,10 @@ def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: t
             if user_cancel.is_set() or any(f.status == "error" for f in futures):
                 cancelled.set()
                 break
-            with contextlib.suppress(TimeoutError):
-                ready.add(warmed.get(timeout=TICK_SECONDS * 5))
+            if warmed.qsize() > 0:  # a get() that times out makes the scheduler log an ERROR: ask only when one is there
+                ready.add(warmed.get())
+            else:
+                time.sleep(TICK_SECONDS)
         if len(ready) == len(specs) and not cancelled.is_set():
             if on_warmed is not None:
                 on_warmed()
