@@ -54,6 +54,7 @@ def one_run(cluster, path: str, client, size: dict, repeat: int, order: int) -> 
            "client_cpu_cores": round(r.client_cpu_cores, 3),
            "client_cpu_us_per_tx": round(r.client_cpu_cores * r.wall_s / r.count * 1e6, 2) if r.count else None,
            "client_hosts": r.to_row().get("client_hosts", "spawned here"), "barrier_slack_s": r.client_barrier_slack_s,
+           "client_problems": "; ".join(r.client_problems),
            "machine_cpu_busy": r.machine_cpu_busy, "limit": r.limit, "verify_ok": None if r.verification is None else r.verification.ok}
     print(row)
     return row

@@ -154,7 +154,10 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
 
     def watch() -> None:  # the distributed Event is a network call: poll it on a thread, not per transaction
         while not cancel.is_set():
-            if cancelled.is_set():
+            try:
+                if cancelled.is_set():
+                    cancel.set()
+            except Exception:  # the worker lost its scheduler (closing, or gone): nobody can release us any more
                 cancel.set()
             time.sleep(TICK_SECONDS * 5)
 
