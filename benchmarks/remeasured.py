@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pattern_sweeps import machine  # noqa: E402
 from report import write  # noqa: E402
 
-from labkit.results.intervals import RatioInterval, interval_of, ratio_interval  # noqa: E402
+from labkit.results.intervals import RatioInterval, columns_interval, interval_of  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -75,7 +75,7 @@ def after_of(entry: dict[str, Any]) -> RatioInterval | None:
     if not chosen:
         raise SystemExit(f"remeasured.toml: no row of {entry['file']} has {entry.get('where')} ({entry['what']})")
     if "numerator_column" in entry:  # two columns of each run (a tactic's p95 before / after): one ratio per row
-        return ratio_interval([float(r[entry["numerator_column"]]) / float(r[entry["denominator_column"]]) for r in chosen])
+        return columns_interval(chosen, entry["numerator_column"], entry["denominator_column"])
     return interval_of(chosen, entry.get("column", "throughput"), entry["numerator"], entry["denominator"],
                        between=entry.get("between", "approach"), pair_on=entry.get("pair_on", []), paired=entry.get("paired", False))
 

@@ -228,6 +228,14 @@ def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[fl
     return RatioInterval(estimate, float(np.exp(found.low)), float(np.exp(found.high)), smaller, "welch")
 
 
+def columns_interval(rows: Any, numerator_column: str, denominator_column: str) -> RatioInterval | None:
+    """One ratio per row of two of its columns (a tactic's p95 before / after, both from one run), and the
+    interval of those ratios: what the claims test and benchmarks/remeasured.py quote for such a figure."""
+    df = pd.DataFrame(rows)
+    values = [pd.to_numeric(df[c].astype(str).str.replace(",", ""), errors="coerce") for c in (numerator_column, denominator_column)]
+    return ratio_interval((values[0] / values[1]).dropna())
+
+
 def interval_of(rows: Any, column: str, numerator: Any, denominator: Any, *, between: str = "approach",
                 pair_on: Sequence[str] = (), paired: bool = False) -> RatioInterval | None:
     """A quoted ratio recomputed from raw rows: `numerator` over `denominator`, two values of the `between`

@@ -75,10 +75,10 @@ def interval(spec: dict, chosen: list[dict[str, str]]):
     (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on their logs. With
     `numerator_column`/`denominator_column`, each chosen row gives one ratio of two of its columns (a tactic's
     p95 before / after, within one run) and the rows' ratios get their interval."""
-    from labkit.results.intervals import interval_of, ratio_interval
+    from labkit.results.intervals import columns_interval, interval_of
 
     if "numerator_column" in spec:  # two columns of one run (e.g. p95 before / after a tactic): one ratio per row
-        found = ratio_interval([_number(r[spec["numerator_column"]]) / _number(r[spec["denominator_column"]]) for r in chosen])
+        found = columns_interval(chosen, spec["numerator_column"], spec["denominator_column"])
         assert found is not None, f"{spec['file']} {spec.get('where')}: no rows to divide"
         return found
     keys = spec.get("pair_on", [])
