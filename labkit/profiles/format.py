@@ -1,0 +1,286 @@
+"""The profile file a student writes to measure designs of their own: its format, and every check the file
+alone allows, with the field's path in each message (e.g. `designs.by_room.operations.read_room`).
+
+A profile names an application and two or more designs of it. Each design has its schema (CQL), a seeded
+generator per column, an optional load, and operations with weights (the mix). An operation is an ordered
+list of steps; a step's bind values come from the generators or from a column an earlier step returned
+(`lookup.user_id`), and a step with `for_each: lookup` runs once per row that step returned. The designs
+share the operation names, so they compare as approaches do (`design/<name>` in rows and panels).
+
+The format is declared with pydantic models (unknown fields, wrong types and out-of-range values are its
+errors); what spans fields (a bind value no generator or earlier step gives, an operation one design lacks,
+a generator that does not fit its column's type) is checked after, in the same message style.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import ConfigError
+
+NAME = r"^[a-z][a-z0-9_]*$"
+"""Design, operation, step and column names: what CQL takes unquoted (lower case, digits, underscores)."""
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---- generators: one per column, seeded ------------------------------------------------------------------
+
+class Sequence(Strict):
+    """0, 1, 2, ... (from `start`): each call the next number, e.g. ids of loaded rows."""
+    kind: Literal["sequence"]
+    start: int = 0
+
+
+class Uniform(Strict):
+    """Any whole number from `low` to `high`, all alike."""
+    kind: Literal["uniform"]
+    low: int = 0
+    high: Annotated[int, Field(ge=0)]
+
+
+class Zipfian(Strict):
+    """One of `n` values (0..n-1) where a few are hot: value k is drawn in proportion to 1/(k+1)^exponent
+    (YCSB's constant 0.99 by default)."""
+    kind: Literal["zipfian"]
+    n: Annotated[int, Field(ge=1)]
+    exponent: Annotated[float, Field(gt=0, le=5)] = 0.99
+
+
+class Latest(Strict):
+    """Recent values are hot: a zipfian distance back from the newest of `n` values."""
+    kind: Literal["latest"]
+    n: Annotated[int, Field(ge=1)]
+    exponent: Annotated[float, Field(gt=0, le=5)] = 0.99
+
+
+class Text(Strict):
+    """Letters and spaces, `length` characters."""
+    kind: Literal["text"]
+    length: Annotated[int, Field(ge=1, le=1_000_000)]
+
+
+class Uuid(Strict):
+    """A random (version 4) UUID, from the profile's seed."""
+    kind: Literal["uuid"]
+
+
+class TimeUuid(Strict):
+    """A time-based (version 1) UUID of the moment it is made."""
+    kind: Literal["timeuuid"]
+
+
+class Timestamp(Strict):
+    """The moment it is made, in milliseconds."""
+    kind: Literal["timestamp"]
+
+
+Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Uuid, TimeUuid, Timestamp], Field(discriminator="kind")]
+
+FITS = {  # which CQL column types each generator can fill
+    "sequence": {"int", "bigint", "smallint", "varint", "counter"},
+    "uniform": {"int", "bigint", "smallint", "varint"},
+    "zipfian": {"int", "bigint", "smallint", "varint"},
+    "latest": {"int", "bigint", "smallint", "varint"},
+    "text": {"text", "varchar", "ascii"},
+    "uuid": {"uuid"},
+    "timeuuid": {"timeuuid"},
+    "timestamp": {"timestamp"},
+}
+
+
+# ---- operations -----------------------------------------------------------------------------------------
+
+class Step(Strict):
+    """One CQL statement of an operation: `bind` names, in the order of its `?` markers, a column's generator
+    (`room`) or a column an earlier step returned (`lookup.user_id`); `for_each` repeats the step once per
+    row an earlier step returned (its columns are then that row's)."""
+    name: Annotated[str, Field(pattern=NAME)]
+    cql: Annotated[str, Field(min_length=1)]
+    bind: list[str] = []
+    for_each: str | None = None
+
+
+class Operation(Strict):
+    weight: Annotated[float, Field(gt=0)]
+    """Its share of the mix, relative to the other operations' weights."""
+    steps: Annotated[list[Step], Field(min_length=1)]
+
+
+class Load(Strict):
+    """Statements run `rows` times before any measured run (not measured), e.g. the rooms and users a chat starts with."""
+    rows: Annotated[int, Field(ge=1, le=10_000_000)]
+    steps: Annotated[list[Step], Field(min_length=1)]
+
+
+class Design(Strict):
+    schema_cql: Annotated[str, Field(alias="schema", min_length=1)]
+    """CREATE TABLE / CREATE INDEX statements, separated by semicolons, in the design's own keyspace."""
+    columns: dict[Annotated[str, Field(pattern=NAME)], Generator]
+    load: Load | None = None
+    operations: Annotated[dict[Annotated[str, Field(pattern=NAME)], Operation], Field(min_length=1)]
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Profile(Strict):
+    name: Annotated[str, Field(pattern=NAME)]
+    engine: Literal["cassandra"] = "cassandra"
+    """Cassandra first: the format leaves room for MongoDB and Couchbase designs."""
+    seed: int = 0
+    description: str = ""
+    designs: Annotated[dict[Annotated[str, Field(pattern=NAME)], Design], Field(min_length=2)]
+
+
+# ---- reading one, with every mistake at once ------------------------------------------------------------
+
+def load_profile(path: str | Path) -> Profile:
+    """The profile in a YAML file, checked; a ConfigError lists every mistake with its path in the file."""
+    import yaml
+
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"no profile file at {file}: give the path of a .yaml file (examples in datasets/profiles/)")
+    try:
+        data = yaml.safe_load(file.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{file} is not valid YAML: {exc}") from None
+    return parse_profile(data, source=str(file))
+
+
+def parse_profile(data: Any, source: str = "profile") -> Profile:
+    """A profile from parsed YAML: the format's checks, then those that span fields."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: a profile is a mapping with name, designs, ... at its top level")
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{source} has {exc.error_count()} mistake(s):\n" + "\n".join(_line(e) for e in exc.errors())) from None
+    problems = cross_checks(profile)
+    if problems:
+        raise ConfigError(f"{source} has {len(problems)} mistake(s):\n" + "\n".join(f"  {p}" for p in problems))
+    return profile
+
+
+def _line(error: dict[str, Any]) -> str:
+    """`designs.by_room.operations.read_room.weight: must be greater than 0 (got 0)`."""
+    loc = ""
+    for part in error["loc"]:
+        if isinstance(part, str) and part in _UNION_TAGS:
+            continue
+        loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+    got = error.get("input")
+    shown = "" if isinstance(got, (dict, list)) or error["type"] == "missing" else f" (got {got!r})"
+    message = error["msg"][0].lower() + error["msg"][1:]
+    return f"  {loc or '(top level)'}: {message}{shown}"
+
+
+_UNION_TAGS = set(FITS)  # pydantic puts the chosen generator kind into an error's path; the file has no such key
+
+
+# ---- what spans fields ----------------------------------------------------------------------------------
+
+def table_columns(schema: str) -> dict[str, dict[str, str]]:
+    """table -> column -> CQL type, from the CREATE TABLE statements of a schema (the types the generators must fit)."""
+    tables: dict[str, dict[str, str]] = {}
+    for match in re.finditer(r"create\s+table\s+(?:if\s+not\s+exists\s+)?(\w+)\s*\((.*?)\)\s*(?:with\b[^;]*)?(?:;|$)", schema, re.I | re.S):
+        columns = {}
+        for part in _split_top(match.group(2)):
+            words = part.strip().split()
+            if len(words) >= 2 and words[0].lower() != "primary":
+                columns[words[0].lower()] = words[1].lower().rstrip(",")
+        tables[match.group(1).lower()] = columns
+    return tables
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside parentheses and angle brackets (map<text, int> stays one type)."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return parts
+
+
+def selected_columns(cql: str) -> set[str] | None:
+    """The columns a SELECT returns (None: `*` or not a SELECT we can read, so any reference is allowed)."""
+    match = re.match(r"\s*select\s+(.*?)\s+from\s", cql, re.I | re.S)
+    if not match or match.group(1).strip() == "*":
+        return None
+    out = set()
+    for item in _split_top(match.group(1)):
+        words = item.strip().split()
+        if not words:
+            continue
+        out.add(words[-1].lower() if len(words) >= 3 and words[-2].lower() == "as" else words[0].lower())
+    return out
+
+
+def cross_checks(profile: Profile) -> list[str]:
+    """What the format alone cannot say: bind values nobody gives, operations a design lacks, generators that
+    do not fit their column, markers and bind lists of different lengths, columns no table has."""
+    problems: list[str] = []
+    names = {d: set(design.operations) for d, design in profile.designs.items()}
+    every = set().union(*names.values())
+    for d, ops in names.items():
+        for missing in sorted(every - ops):
+            others = ", ".join(sorted(o for o, their in names.items() if missing in their))
+            problems.append(f"designs.{d}.operations: has no operation {missing!r}, which {others} has: every design answers the same operations")
+    for d, design in profile.designs.items():
+        types = {col: kind for table in table_columns(design.schema_cql).values() for col, kind in table.items()}
+        if not types:
+            problems.append(f"designs.{d}.schema: no CREATE TABLE found: a design needs at least one table")
+        for col, generator in design.columns.items():
+            if types and col not in types:
+                problems.append(f"designs.{d}.columns.{col}: no table of this design has a column {col!r} (its columns: {', '.join(sorted(types))})")
+            elif col in types and types[col] not in FITS[generator.kind]:
+                problems.append(f"designs.{d}.columns.{col}: a {generator.kind} generator cannot fill a {types[col]} column "
+                                f"(it fits {', '.join(sorted(FITS[generator.kind]))})")
+        steps_of = {f"operations.{o}": op.steps for o, op in design.operations.items()}
+        if design.load is not None:
+            steps_of["load"] = design.load.steps
+        for where, steps in steps_of.items():
+            problems += _step_problems(f"designs.{d}.{where}", steps, design)
+    return problems
+
+
+def _step_problems(where: str, steps: list[Step], design: Design) -> list[str]:
+    problems, earlier = [], {}
+    for i, step in enumerate(steps):
+        at = f"{where}.steps[{i}]"
+        if step.name in earlier:
+            problems.append(f"{at}.name: {step.name!r} names an earlier step too: each step of an operation has its own name")
+        markers = step.cql.count("?")
+        if markers != len(step.bind):
+            problems.append(f"{at}.bind: {len(step.bind)} value(s) for {markers} '?' marker(s) in its cql")
+        if step.for_each is not None and step.for_each not in earlier:
+            problems.append(f"{at}.for_each: no earlier step named {step.for_each!r} in this operation (earlier: {', '.join(earlier) or 'none'})")
+        for j, value in enumerate(step.bind):
+            source, _, column = value.partition(".")
+            if not column:
+                if value not in design.columns:
+                    problems.append(f"{at}.bind[{j}]: {value!r} is neither a column with a generator ({', '.join(sorted(design.columns)) or 'none'}) "
+                                    "nor STEP.COLUMN of an earlier step")
+                continue
+            if source not in earlier:
+                problems.append(f"{at}.bind[{j}]: {value!r} refers to step {source!r}, which is not an earlier step of this operation")
+                continue
+            returned = earlier[source]
+            if returned is not None and column not in returned:
+                problems.append(f"{at}.bind[{j}]: step {source!r} does not return {column!r} (it selects {', '.join(sorted(returned))})")
+        earlier[step.name] = selected_columns(step.cql)
+    return problems

@@ -1,0 +1,115 @@
+"""Profile files (labkit.profiles.format): the example loads, and each kind of mistake the file alone shows is
+reported with its path in the file and what is expected, before any cluster starts."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from labkit.errors import ConfigError
+from labkit.profiles import load_profile, parse_profile
+
+CHAT = Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml"
+
+
+def chat() -> dict:
+    return copy.deepcopy(yaml.safe_load(CHAT.read_text()))
+
+
+def test_the_chat_example_loads_with_its_designs_and_mix():
+    profile = load_profile(CHAT)
+    assert profile.name == "chat" and set(profile.designs) == {"by_index", "by_query"}
+    assert {d: set(design.operations) for d, design in profile.designs.items()} == {
+        "by_index": {"post_message", "read_room", "rooms_of_user"}, "by_query": {"post_message", "read_room", "rooms_of_user"}}
+    assert profile.designs["by_query"].operations["read_room"].weight == 7
+
+
+def edit(path: str, value, *, delete: bool = False) -> dict:
+    """The chat profile with one field changed (or removed), named by its path with dots."""
+    data = chat()
+    *parents, last = path.split(".")
+    node = data
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    if delete:
+        del node[last]
+    elif isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return data
+
+
+BAD = [  # (what is wrong, the profile, the path and words the message must hold)
+    ("a weight of 0", edit("designs.by_query.operations.read_room.weight", 0),
+     ["designs.by_query.operations.read_room.weight", "greater than 0"]),
+    ("an operation one design lacks", edit("designs.by_index.operations.rooms_of_user", None, delete=True),
+     ["designs.by_index.operations", "'rooms_of_user'", "by_query has"]),
+    ("a generator on a column no table has", edit("designs.by_query.columns.colour", {"kind": "uniform", "high": 3}),
+     ["designs.by_query.columns.colour", "no table of this design has a column 'colour'"]),
+    ("a generator that does not fit its column's type", edit("designs.by_query.columns.body", {"kind": "zipfian", "n": 10}),
+     ["designs.by_query.columns.body", "zipfian generator cannot fill a text column"]),
+    ("a reference to a result no earlier step returns", edit("designs.by_query.operations.rooms_of_user.steps.0.bind", ["lookup.author"]),
+     ["designs.by_query.operations.rooms_of_user.steps[0].bind[0]", "not an earlier step"]),
+    ("a reference to a column the earlier step does not select", _two_steps := None, []),  # filled below
+    ("a bind value with no generator", edit("designs.by_index.operations.read_room.steps.0.bind", ["rooom"]),
+     ["designs.by_index.operations.read_room.steps[0].bind[0]", "'rooom' is neither a column with a generator"]),
+    ("markers and bind values that do not match", edit("designs.by_index.operations.read_room.steps.0.bind", ["room", "author"]),
+     ["designs.by_index.operations.read_room.steps[0].bind", "2 value(s) for 1 '?' marker(s)"]),
+    ("an unknown generator kind", edit("designs.by_index.columns.room", {"kind": "gaussian", "n": 5}),
+     ["designs.by_index.columns.room", "gaussian"]),
+    ("an unknown field (a typo)", edit("designs.by_index.operations.read_room.wieght", 3),
+     ["designs.by_index.operations.read_room.wieght", "extra inputs are not permitted"]),
+    ("a single design", edit("designs.by_query", None, delete=True),
+     ["designs", "at least 2"]),
+    ("an engine the format does not run yet", edit("engine", "mongodb"),
+     ["engine", "'cassandra'"]),
+    ("a for_each of a step that comes later", edit("designs.by_query.operations.rooms_of_user.steps.0.for_each", "later"),
+     ["designs.by_query.operations.rooms_of_user.steps[0].for_each", "no earlier step named 'later'"]),
+    ("an operation without steps", edit("designs.by_query.operations.read_room.steps", []),
+     ["designs.by_query.operations.read_room.steps", "at least 1"]),
+    ("a name CQL would need quoted", edit("designs.by_query.operations.Read-Room", {"weight": 1, "steps": [{"name": "x", "cql": "SELECT 1"}]}),
+     ["designs.by_query.operations.Read-Room", "pattern"]),
+    ("a text generator without a length", edit("designs.by_query.columns.body", {"kind": "text"}),
+     ["designs.by_query.columns.body.length", "required"]),
+]
+
+
+def _with_a_bad_reference() -> dict:
+    data = chat()
+    data["designs"]["by_query"]["operations"]["rooms_of_user"]["steps"].append(
+        {"name": "latest", "cql": "SELECT body FROM messages_by_room WHERE room = ? LIMIT 1", "bind": ["written.author"], "for_each": "written"})
+    return data
+
+
+BAD[5] = ("a reference to a column the earlier step does not select", _with_a_bad_reference(),
+          ["designs.by_query.operations.rooms_of_user.steps[1].bind[0]", "step 'written' does not return 'author' (it selects room)"])
+
+
+@pytest.mark.parametrize("what, data, expected", BAD, ids=[b[0] for b in BAD])
+def test_a_bad_profile_is_refused_with_the_path_of_its_mistake(what, data, expected):
+    with pytest.raises(ConfigError) as caught:
+        parse_profile(data, source="chat.yaml")
+    message = str(caught.value)
+    assert message.startswith("chat.yaml has ")
+    for words in expected:
+        assert words in message, f"{what}: {words!r} not in:\n{message}"
+
+
+def test_every_mistake_is_reported_at_once():
+    data = edit("designs.by_query.operations.read_room.weight", 0)
+    data["designs"]["by_index"]["operations"]["read_room"]["weight"] = -1
+    message = str(pytest.raises(ConfigError, parse_profile, data).value)
+    assert "has 2 mistake(s)" in message and "by_query.operations.read_room.weight" in message and "by_index.operations.read_room.weight" in message
+
+
+def test_a_missing_file_and_broken_yaml_say_what_to_do(tmp_path):
+    with pytest.raises(ConfigError, match="no profile file at"):
+        load_profile(tmp_path / "nope.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: chat\ndesigns: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_profile(broken)
