@@ -1,0 +1,74 @@
+"""Values for a profile's columns: each generator of the format made into a function of a seeded random
+source, so that a run with the same seed (and the same worker) replays the same values.
+
+Why seeded per worker: a run's workers draw at the same time; giving each its own `random.Random(seed,
+worker)` keeps every worker's stream reproducible whatever the interleaving, which one shared source
+would not.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import random
+import string
+import time
+import uuid
+from functools import lru_cache
+from typing import Any, Callable
+
+from .format import Generator
+
+Draw = Callable[[random.Random], Any]
+
+LETTERS = string.ascii_lowercase + " " * 5  # words of about five letters
+
+
+@lru_cache(maxsize=64)
+def zipf_cdf(n: int, exponent: float) -> tuple[float, ...]:
+    """Cumulative weights of 0..n-1 with weight 1/(k+1)^exponent (computed once per shape)."""
+    return tuple(itertools.accumulate(1.0 / (k + 1) ** exponent for k in range(n)))
+
+
+def zipf_draw(rng: random.Random, n: int, exponent: float) -> int:
+    cdf = zipf_cdf(n, exponent)
+    return min(n - 1, bisect.bisect_left(cdf, rng.random() * cdf[-1]))
+
+
+def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
+    """A function rng -> value for one column's generator; a sequence is dealt out over the workers (worker w
+    of W takes start + w, start + w + W, ...), so together they make each number once."""
+    kind = generator.kind
+    if kind == "sequence":
+        counter = itertools.count(generator.start + worker, workers)
+        return lambda rng: next(counter)
+    if kind == "uniform":
+        low, high = generator.low, generator.high
+        return lambda rng: rng.randint(low, high)
+    if kind == "zipfian":
+        n, exponent = generator.n, generator.exponent
+        return lambda rng: zipf_draw(rng, n, exponent)
+    if kind == "latest":
+        n, exponent = generator.n, generator.exponent
+        return lambda rng: n - 1 - zipf_draw(rng, n, exponent)
+    if kind == "text":
+        length = generator.length
+        return lambda rng: "".join(rng.choices(LETTERS, k=length))
+    if kind == "uuid":
+        return lambda rng: uuid.UUID(int=rng.getrandbits(128), version=4)
+    if kind == "timeuuid":
+        return lambda rng: uuid.uuid1(node=rng.getrandbits(48), clock_seq=rng.getrandbits(14))
+    if kind == "timestamp":
+        return lambda rng: int(time.time() * 1000)
+    raise ValueError(f"no drawer for generator kind {kind!r}")  # the format admits no other kind
+
+
+class ColumnValues:
+    """The values one worker draws for a design's columns: `draw(column)` is the next value of that column."""
+
+    def __init__(self, generators: dict[str, Generator], seed: int, worker: int = 0, workers: int = 1):
+        self.rng = random.Random(f"{seed}/{worker}")
+        self._draws = {column: drawer(g, worker, workers) for column, g in generators.items()}
+
+    def draw(self, column: str) -> Any:
+        return self._draws[column](self.rng)
