@@ -253,6 +253,10 @@ def cross_checks(profile: Profile) -> list[str]:
         steps_of = {f"operations.{o}": op.steps for o, op in design.operations.items()}
         if design.load is not None:
             steps_of["load"] = design.load.steps
+            for i, step in enumerate(design.load.steps):
+                if step.for_each or any("." in b for b in step.bind):
+                    problems.append(f"designs.{d}.load.steps[{i}]: a load step binds generator values only (no for_each, no STEP.COLUMN): "
+                                    "load rows are written in bulk, not one operation at a time")
         for where, steps in steps_of.items():
             problems += _step_problems(f"designs.{d}.{where}", steps, design)
     return problems

@@ -73,6 +73,8 @@ BAD = [  # (what is wrong, the profile, the path and words the message must hold
      ["designs.by_query.operations.read_room.steps", "at least 1"]),
     ("a name CQL would need quoted", edit("designs.by_query.operations.Read-Room", {"weight": 1, "steps": [{"name": "x", "cql": "SELECT 1"}]}),
      ["designs.by_query.operations.Read-Room", "pattern"]),
+    ("a load step that reads an earlier result", edit("designs.by_query.load.steps.1.bind", ["post.author", "room"]),
+     ["designs.by_query.load.steps[1]", "generator values only"]),
     ("a text generator without a length", edit("designs.by_query.columns.body", {"kind": "text"}),
      ["designs.by_query.columns.body.length", "required"]),
 ]

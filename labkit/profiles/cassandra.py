@@ -1,0 +1,144 @@
+"""One design of a profile as a workload on Cassandra: its schema in its own keyspace (behind the user's
+namespace), its load, and a transaction that picks an operation by the mix's weights and runs its steps.
+
+Why a marker row: loading a design's data takes longer than a measured run, so the keyspace remembers
+which schema, load and seed it holds (a hash) and a later run of the same design finds it ready; any
+change to the design's text drops the keyspace and starts again.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import json
+from typing import Any
+
+from ..engines import cassandra as cql
+from ..errors import ConfigError
+from ..patterns.cassandra_workload import CassandraWorkload
+from .format import Design, Profile, Step
+from .generators import ColumnValues
+
+MARKER_TABLE = "labkit_loaded"
+
+
+def design_hash(profile: Profile, design: str) -> str:
+    """What a loaded keyspace must match: the design's schema, columns and load, and the profile's seed."""
+    d = profile.designs[design]
+    text = json.dumps({"seed": profile.seed, "schema": d.schema_cql, "columns": {k: v.model_dump() for k, v in d.columns.items()},
+                       "load": d.load.model_dump() if d.load else None}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def schema_statements(schema: str) -> list[str]:
+    """The schema's statements, one per semicolon (CQL string literals with semicolons are not expected here)."""
+    return [s.strip() for s in schema.split(";") if s.strip()]
+
+
+class DesignWorkload(CassandraWorkload):
+    """`design` of `profile`; the operations' steps are prepared once per client process (`operation.step`)."""
+
+    def __init__(self, addresses: list[str], profile: Profile, design: str, replication: int = 1, consistency: str = "ONE"):
+        if design not in profile.designs:
+            raise ConfigError(f"profile {profile.name} has no design {design!r}; it has: {', '.join(profile.designs)}")
+        self.connect_to(addresses, consistency)
+        self.profile = profile
+        self.design_name = design
+        self.replication = replication
+        self.name = f"{profile.name}/design/{design}"
+        self.base_keyspace = f"profile_{profile.name}_{design}"
+        ops = list(self.design.operations.items())
+        self._op_names = [name for name, _ in ops]
+        self._cumulative = list(itertools.accumulate(op.weight for _, op in ops))
+
+    @property
+    def design(self) -> Design:
+        return self.profile.designs[self.design_name]
+
+    def statement_texts(self) -> dict[str, str | None]:
+        texts = {f"{o}.{step.name}": step.cql for o, op in self.design.operations.items() for step in op.steps}
+        if self.design.load is not None:
+            texts.update({f"load.{step.name}": step.cql for step in self.design.load.steps})
+        return texts
+
+    @property
+    def statements(self) -> Any:
+        """Prepared in the design's keyspace (its statements name tables without one)."""
+        if self._statements is None:
+            session = self.session
+            if session.keyspace != self.keyspace:
+                session.set_keyspace(self.keyspace)
+        return super().statements
+
+    # ---- phases ----------------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        """The design's keyspace and tables, unless the keyspace already holds this very design (marker row)."""
+        s = self.session
+        if self._holds_this_design():
+            return
+        cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
+        cql.create_keyspace(s, self.keyspace, self.replication)
+        s.set_keyspace(self.keyspace)
+        for statement in schema_statements(self.design.schema_cql):
+            cql.execute_ddl(s, statement)
+        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (design text PRIMARY KEY, hash text)")
+
+    def load(self) -> None:
+        """`load.rows` rows through the load steps (generator values only), then the marker that says so."""
+        s = self.session
+        if self._holds_this_design():
+            return
+        if s.keyspace != self.keyspace:
+            s.set_keyspace(self.keyspace)
+        load = self.design.load
+        if load is not None:
+            values = ColumnValues(self.design.columns, self.profile.seed, worker=0, workers=1)
+            rows = [{column: values.draw(column) for column in self.design.columns} for _ in range(load.rows)]  # one row's columns alike in every step
+            for step in load.steps:
+                cql.write_all(s, s.prepare(step.cql), [[row[name] for name in step.bind] for row in rows])
+        s.execute(f"INSERT INTO {MARKER_TABLE} (design, hash) VALUES (%s, %s)", (self.design_name, design_hash(self.profile, self.design_name)))
+
+    def _holds_this_design(self) -> bool:
+        s = self.session
+        found = s.execute("SELECT table_name FROM system_schema.tables WHERE keyspace_name = %s AND table_name = %s",
+                          (self.keyspace, MARKER_TABLE)).one()
+        if found is None:
+            return False
+        marker = s.execute(f"SELECT hash FROM {self.keyspace}.{MARKER_TABLE} WHERE design = %s", (self.design_name,)).one()
+        return marker is not None and marker.hash == design_hash(self.profile, self.design_name)
+
+    def transaction(self, tx: Any) -> None:
+        values = tx.worker_state.get("values")
+        if values is None:
+            values = tx.worker_state["values"] = ColumnValues(self.design.columns, self.profile.seed, tx.worker, tx.workers)
+        name = self._op_names[bisect.bisect_right(self._cumulative, tx.rng.random() * self._cumulative[-1])]
+        self.run_operation(tx, name, values)
+
+    def run_operation(self, tx: Any, name: str, values: ColumnValues) -> dict[str, list[Any]]:
+        """The operation's steps in order; each step's rows are kept for the steps after it."""
+        prepared = self.statements
+        results: dict[str, list[Any]] = {}
+        for step in self.design.operations[name].steps:
+            statement = prepared[f"{name}.{step.name}"]
+            drawn = {column: values.draw(column) for column in {b for b in step.bind if "." not in b}}
+            for row in (results[step.for_each] if step.for_each else [None]):
+                params = [bound(step, b, drawn, results, row) for b in step.bind]
+                results.setdefault(step.name, []).extend(tx.call(f"{name}.{step.name}", self.session.execute, statement, params))
+            results.setdefault(step.name, [])
+        return results
+
+
+def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list[Any]], row: Any) -> Any:
+    """One bind value: a generator's draw, or a column of an earlier step's row (for_each: the row in hand;
+    otherwise that step's first row, and a LookupError, counted as the transaction's error, if it had none)."""
+    source, _, column = value.partition(".")
+    if not column:
+        return drawn[value]
+    if step.for_each == source and row is not None:
+        return getattr(row, column)
+    rows = results.get(source) or []
+    if not rows:
+        raise LookupError(f"step {step.name} needs {value}, and step {source} returned no row")
+    return getattr(rows[0], column)
