@@ -32,10 +32,15 @@ def check_choice(pattern: str, kind: str, value: str, choices: tuple[str, ...]) 
 
 
 def describe(name: str) -> "Pattern":
-    """The description of a pattern, or an error naming the patterns that exist."""
+    """The description of a pattern, of a profile file (`path/to/design.yaml`, labkit.profiles), or an error
+    naming the patterns that exist."""
+    from ..profiles.description import is_profile_path, profile_pattern
+
+    if is_profile_path(name):
+        return profile_pattern(name)
     package = PACKAGES.get(name) or STANDARD_WORKLOADS.get(name)
     if package is None:
-        raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(RUNNABLE)}")
+        raise ConfigError(f"unknown pattern {name!r}: choose one of {', '.join(RUNNABLE)}, or give a profile file (path/to/design.yaml)")
     return importlib.import_module(package).PATTERN
 
 

@@ -55,7 +55,7 @@ class PatternSweep:
         self.phase = pattern.check_phase(phase or plan.labels.get("phase") or pattern.default_phase)
         given = {s.name: plan.labels[s.name] for s in pattern.settings_for(self.phase) if s.name in plan.labels}  # e.g. from Pattern.plan
         self.values = pattern.resolve(self.phase, {**given, **dict(settings or {})})
-        plan.labels = {**plan.labels, "phase": self.phase, **self.values}
+        plan.labels = {**plan.labels, **pattern.labels(self.phase, self.values)}  # phase and settings (a profile adds its name and hash)
         self.plan = plan
         pattern.check_plan(plan)
         pattern.check_approaches(plan.approaches, self.phase, self.engine)

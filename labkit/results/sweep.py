@@ -17,7 +17,7 @@ from .offered_load import keeps_up
 from . import sink
 from .store import ResultsStore
 
-APPROACH_KINDS = ("naive", "pattern", "baseline")  # baseline: a workload outside any pattern
+APPROACH_KINDS = ("naive", "pattern", "baseline", "design")  # baseline: a workload outside any pattern; design: one of a profile's designs
 SWEEP_WORKERS = "greenlets"
 """Sweeps (panels, `labkit run`, benchmarks) run the library's pattern code, which makes every database
 call through `tx.call`, so they keep each process's transactions in flight as greenlets unless
@@ -29,7 +29,7 @@ def check_approach(name: str) -> None:
     kind = name.split("/", 1)[0]
     if kind not in APPROACH_KINDS or name.endswith("/"):
         raise ConfigError(
-            f"approach {name!r} must be 'naive' or 'pattern' (or 'baseline' outside a pattern), optionally with a variant like 'naive/sai'"
+            f"approach {name!r} must be 'naive' or 'pattern' (or 'baseline' outside a pattern, 'design/NAME' of a profile), optionally with a variant like 'naive/sai'"
         )
 
 

@@ -115,3 +115,29 @@ def test_a_missing_file_and_broken_yaml_say_what_to_do(tmp_path):
     broken.write_text("name: chat\ndesigns: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_profile(broken)
+
+
+def test_a_profile_file_is_described_like_a_pattern_and_labels_its_rows(tmp_path):
+    from labkit.patterns import describe
+    from labkit.patterns.pattern_sweep import PatternSweep
+    from labkit.results import SweepPlan
+
+    described = describe(str(CHAT))
+    assert described.approaches == ("design/by_index", "design/by_query") and described.phases == ("mix",)
+    plan = SweepPlan(pattern=described.name, approaches=list(described.approaches), threads=[4], operations=100)
+    chosen = PatternSweep(described, plan)
+    assert chosen.plan.labels["profile"] == "chat" and len(chosen.plan.labels["profile_hash"]) == 12
+    changed = tmp_path / "chat.yaml"
+    changed.write_text(CHAT.read_text().replace("weight: 7", "weight: 6"))
+    assert describe(str(changed)).labels("mix")["profile_hash"] != chosen.plan.labels["profile_hash"]
+
+
+def test_a_bad_profile_is_refused_by_the_cli_before_any_cluster_starts(tmp_path):
+    from typer.testing import CliRunner
+
+    from labkit.cli import app
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(edit("designs.by_query.operations.read_room.weight", 0)))
+    result = CliRunner().invoke(app, ["run", str(bad), "--threads", "4", "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 2 and "designs.by_query.operations.read_room.weight" in result.output
