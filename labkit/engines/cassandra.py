@@ -178,6 +178,7 @@ class TraceReport:
     duration_us: int
     rows: int
     activities: list[tuple[str, str]] = field(default_factory=list, repr=False)  # (source, activity)
+    result: list[Any] = field(default_factory=list, repr=False)  # the rows the statement returned (first page)
 
     @property
     def node_count(self) -> int:
@@ -207,6 +208,7 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
         duration_us=int(tr.duration.total_seconds() * 1e6) if tr.duration else 0,
         rows=rows,
         activities=activities,
+        result=list(result.current_rows),
     )
 
 

@@ -130,6 +130,40 @@ class DesignWorkload(CassandraWorkload):
         return results
 
 
+class _TracingTx:
+    """Stands in for the runner's transaction when the evidence is gathered: each call runs traced, its
+    report kept under the step's name, its rows handed on to the steps after it."""
+
+    def __init__(self, session: Any, consistency: int):
+        self.session, self.consistency = session, consistency
+        self.reports: list[Any] = []
+
+    def call(self, op: str, fn: Any, statement: Any, params: Any) -> list[Any]:
+        report = cql.trace(self.session, statement, params, consistency=self.consistency)
+        self.reports.append(report)
+        return report.result
+
+
+def access_paths(workload: DesignWorkload, samples: int = 3) -> list[dict[str, Any]]:
+    """Per operation of the design, from the servers' own traces of `samples` executions: nodes that took part,
+    and per execution the statements, partitions read, rows read, index scans (one per node a scatter-gather
+    asked) and replica writes. The evidence is the cluster's, not the profile's text."""
+    values = ColumnValues(workload.design.columns, workload.profile.seed + 1, worker=0, workers=1)
+    out = []
+    for name in workload.design.operations:
+        tx = _TracingTx(workload.session, workload.consistency)
+        for _ in range(samples):
+            workload.run_operation(tx, name, values)
+        totals = cql.summarise(tx.reports)
+        out.append({"design": workload.design_name, "operation": name, "executions": samples, "nodes": len(totals.nodes),
+                    "statements_per_execution": round(totals.statements / samples, 2),
+                    "partitions_per_execution": round(totals.partitions_read / samples, 2),
+                    "rows_read_per_execution": round(totals.rows_read / samples, 2),
+                    "index_scans_per_execution": round(totals.index_scans / samples, 2),
+                    "replica_writes_per_execution": round(totals.replica_writes / samples, 2)})
+    return out
+
+
 def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list[Any]], row: Any) -> Any:
     """One bind value: a generator's draw, or a column of an earlier step's row (for_each: the row in hand;
     otherwise that step's first row, and a LookupError, counted as the transaction's error, if it had none)."""

@@ -167,3 +167,25 @@ def test_a_dask_worker_killed_mid_run_leaves_a_partial_run_naming_its_host(clust
     assert not r.complete and 0 < r.count < 200_000
     assert r.client_problems and f"client process 1 on {socket.gethostname()}" in r.client_problems[0]
     assert r.verification is None  # a partial run is not verified; what was measured is kept
+
+# ---- a student's own designs from a profile file (labkit.profiles), on this module's cluster -------------
+
+def test_a_profiles_designs_run_and_the_traces_show_their_access_paths(cluster):
+    """The chat example: both designs load, run their mix without errors, and the servers' traces show the
+    query-first design reading one partition per room read where the indexed design asks every node."""
+    from pathlib import Path
+
+    from labkit.profiles import load_profile
+    from labkit.profiles.cassandra import DesignWorkload, access_paths
+
+    profile = load_profile(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml")
+    paths = {}
+    for design in profile.designs:
+        with closing(DesignWorkload(cluster.addresses, profile, design)) as w:
+            r = run(w, threads=4, operations=300, workers="greenlets")
+            assert r.complete and r.errors == 0, r.error_samples
+            assert set(r.ops) <= {f"{o}.{s.name}" for o, op in profile.designs[design].operations.items() for s in op.steps}
+            paths[design] = {p["operation"]: p for p in access_paths(w, samples=3)}
+    assert paths["by_query"]["read_room"]["partitions_per_execution"] == 1 and paths["by_query"]["read_room"]["index_scans_per_execution"] == 0
+    assert paths["by_index"]["read_room"]["index_scans_per_execution"] >= NODES - 1  # a scatter-gather over the ring
+    assert paths["by_query"]["post_message"]["replica_writes_per_execution"] == 2  # two tables, replication 1
