@@ -94,8 +94,8 @@ class DesignWorkload(CassandraWorkload):
             s.set_keyspace(self.keyspace)
         load = self.design.load
         if load is not None:
-            values = ColumnValues(self.design.columns, self.profile.seed, worker=0, workers=1)
-            rows = [{column: values.draw(column) for column in self.design.columns} for _ in range(load.rows)]  # one row's columns alike in every step
+            values = ColumnValues({**self.design.columns, **load.columns}, self.profile.seed, worker=0, workers=1)
+            rows = [values.row(list(self.design.columns)) for _ in range(load.rows)]  # one row's columns alike in every step
             for step in load.steps:
                 cql.write_all(s, s.prepare(step.cql), [[row[name] for name in step.bind] for row in rows])
         s.execute(f"INSERT INTO {MARKER_TABLE} (design, hash) VALUES (%s, %s)", (self.design_name, design_hash(self.profile, self.design_name)))
@@ -122,7 +122,7 @@ class DesignWorkload(CassandraWorkload):
         results: dict[str, list[Any]] = {}
         for step in self.design.operations[name].steps:
             statement = prepared[f"{name}.{step.name}"]
-            drawn = {column: values.draw(column) for column in {b for b in step.bind if "." not in b}}
+            drawn = values.row([b for b in step.bind if "." not in b])
             for row in (results[step.for_each] if step.for_each else [None]):
                 params = [bound(step, b, drawn, results, row) for b in step.bind]
                 results.setdefault(step.name, []).extend(tx.call(f"{name}.{step.name}", self.session.execute, statement, params))

@@ -66,6 +66,14 @@ class Text(Strict):
     length: Annotated[int, Field(ge=1, le=1_000_000)]
 
 
+class Template(Strict):
+    """Text made from another column's value in the same row: `text` with `{}` where that value goes (an
+    e-mail address `user{}@lab.example` from the user's number, so a lookup finds what the load wrote)."""
+    kind: Literal["template"]
+    text: Annotated[str, Field(pattern=r"\{\}")]
+    source: Annotated[str, Field(pattern=NAME)]
+
+
 class Uuid(Strict):
     """A random (version 4) UUID, from the profile's seed."""
     kind: Literal["uuid"]
@@ -81,7 +89,7 @@ class Timestamp(Strict):
     kind: Literal["timestamp"]
 
 
-Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Uuid, TimeUuid, Timestamp], Field(discriminator="kind")]
+Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Template, Uuid, TimeUuid, Timestamp], Field(discriminator="kind")]
 
 FITS = {  # which CQL column types each generator can fill
     "sequence": {"int", "bigint", "smallint", "varint", "counter"},
@@ -89,6 +97,7 @@ FITS = {  # which CQL column types each generator can fill
     "zipfian": {"int", "bigint", "smallint", "varint"},
     "latest": {"int", "bigint", "smallint", "varint"},
     "text": {"text", "varchar", "ascii"},
+    "template": {"text", "varchar", "ascii"},
     "uuid": {"uuid"},
     "timeuuid": {"timeuuid"},
     "timestamp": {"timestamp"},
@@ -114,9 +123,12 @@ class Operation(Strict):
 
 
 class Load(Strict):
-    """Statements run `rows` times before any measured run (not measured), e.g. the rooms and users a chat starts with."""
+    """Statements run `rows` times before any measured run (not measured), e.g. the rooms and users a chat starts
+    with; `columns` replace the design's generators while loading (a sequence of ids where the operations pick
+    one at random)."""
     rows: Annotated[int, Field(ge=1, le=10_000_000)]
     steps: Annotated[list[Step], Field(min_length=1)]
+    columns: dict[Annotated[str, Field(pattern=NAME)], Generator] = {}
 
 
 class Design(Strict):
@@ -244,7 +256,13 @@ def cross_checks(profile: Profile) -> list[str]:
         types = {col: kind for table in table_columns(design.schema_cql).values() for col, kind in table.items()}
         if not types:
             problems.append(f"designs.{d}.schema: no CREATE TABLE found: a design needs at least one table")
-        for col, generator in design.columns.items():
+        generators = list(design.columns.items()) + (list(design.load.columns.items()) if design.load else [])
+        for col, generator in generators:
+            if generator.kind == "template":
+                source = design.columns.get(generator.source)
+                if source is None or source.kind == "template":
+                    problems.append(f"designs.{d}.columns.{col}.source: {generator.source!r} must be another column of this design with a "
+                                    "generator that is not a template")
             if types and col not in types:
                 problems.append(f"designs.{d}.columns.{col}: no table of this design has a column {col!r} (its columns: {', '.join(sorted(types))})")
             elif col in types and types[col] not in FITS[generator.kind]:

@@ -54,6 +54,8 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
     if kind == "text":
         length = generator.length
         return lambda rng: "".join(rng.choices(LETTERS, k=length))
+    if kind == "template":  # filled in by ColumnValues from the row's source value
+        return lambda rng: None
     if kind == "uuid":
         return lambda rng: uuid.UUID(int=rng.getrandbits(128), version=4)
     if kind == "timeuuid":
@@ -64,11 +66,26 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
 
 
 class ColumnValues:
-    """The values one worker draws for a design's columns: `draw(column)` is the next value of that column."""
+    """The values one worker draws for a design's columns: `row(columns)` draws those columns together (a
+    template after the column it is made from, drawn for it even when not asked for); `draw(column)` one."""
 
     def __init__(self, generators: dict[str, Generator], seed: int, worker: int = 0, workers: int = 1):
         self.rng = random.Random(f"{seed}/{worker}")
+        self._generators = dict(generators)
         self._draws = {column: drawer(g, worker, workers) for column, g in generators.items()}
 
     def draw(self, column: str) -> Any:
-        return self._draws[column](self.rng)
+        return self.row([column])[column]
+
+    def row(self, columns: Any) -> dict[str, Any]:
+        wanted = list(dict.fromkeys(columns))
+        sources = [g.source for c in wanted if (g := self._generators[c]).kind == "template"]
+        values: dict[str, Any] = {}
+        for column in dict.fromkeys([*sources, *wanted]):
+            if self._generators[column].kind != "template":
+                values[column] = self._draws[column](self.rng)
+        for column in wanted:
+            g = self._generators[column]
+            if g.kind == "template":
+                values[column] = g.text.replace("{}", str(values[g.source]), 1)
+        return values

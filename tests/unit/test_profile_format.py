@@ -141,3 +141,17 @@ def test_a_bad_profile_is_refused_by_the_cli_before_any_cluster_starts(tmp_path)
     bad.write_text(yaml.safe_dump(edit("designs.by_query.operations.read_room.weight", 0)))
     result = CliRunner().invoke(app, ["run", str(bad), "--threads", "4", "--out", str(tmp_path / "r.csv")])
     assert result.exit_code == 2 and "designs.by_query.operations.read_room.weight" in result.output
+
+
+def test_the_index_table_example_loads_and_its_lookup_reads_what_the_first_step_returns():
+    profile = load_profile(CHAT.with_name("index_table.yaml"))
+    login = profile.designs["lookup_table"].operations["login"]
+    assert [s.name for s in login.steps] == ["lookup", "user"] and login.steps[1].bind == ["lookup.user_id"]
+    assert profile.designs["by_index"].load.columns["id"].kind == "sequence"
+
+
+def test_a_template_must_come_from_a_plain_column():
+    data = chat()
+    data["designs"]["by_query"]["columns"]["body"] = {"kind": "template", "text": "hello {}", "source": "nobody"}
+    with pytest.raises(ConfigError, match=r"designs\.by_query\.columns\.body\.source: 'nobody' must be another column"):
+        parse_profile(data)

@@ -44,3 +44,12 @@ def test_uniform_text_and_time_values_have_their_shape():
 def test_a_sequence_is_dealt_out_over_the_workers_each_number_once():
     dealt = [v for w in range(3) for v in values({"kind": "sequence", "start": 10}, 4, worker=w, workers=3)]
     assert sorted(dealt) == list(range(10, 22))
+
+
+def test_a_template_is_made_from_its_source_in_the_same_row_even_when_the_source_is_not_asked_for():
+    columns = ColumnValues({"id": GEN.validate_python({"kind": "uniform", "high": 99}),
+                            "email": GEN.validate_python({"kind": "template", "text": "user{}@lab.example", "source": "id"})}, seed=1)
+    row = columns.row(["id", "email"])
+    assert row["email"] == f"user{row['id']}@lab.example"
+    alone = columns.row(["email"])
+    assert list(alone) == ["email"] and alone["email"].startswith("user") and alone["email"].endswith("@lab.example")
