@@ -88,4 +88,4 @@ class ColumnValues:
             g = self._generators[column]
             if g.kind == "template":
                 values[column] = g.text.replace("{}", str(values[g.source]), 1)
-        return values
+        return {column: values[column] for column in wanted}
