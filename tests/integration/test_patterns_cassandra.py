@@ -189,3 +189,27 @@ def test_a_profiles_designs_run_and_the_traces_show_their_access_paths(cluster):
     assert paths["by_query"]["read_room"]["partitions_per_execution"] == 1 and paths["by_query"]["read_room"]["index_scans_per_execution"] == 0
     assert paths["by_index"]["read_room"]["index_scans_per_execution"] >= NODES - 1  # a scatter-gather over the ring
     assert paths["by_query"]["post_message"]["replica_writes_per_execution"] == 2  # two tables, replication 1
+
+
+@pytest.mark.parametrize("design, approach", [("by_index", "naive/legacy"), ("lookup_table", "pattern")])
+def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, design, approach):
+    """The example profile and the pattern's own binding, traced on one cluster: the same nodes, statements,
+    partitions and index scans per login (the profile's numbers are per execution, averaged over 3)."""
+    from pathlib import Path
+
+    from labkit.profiles import load_profile
+    from labkit.profiles.cassandra import DesignWorkload, access_paths
+
+    profile = load_profile(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "index_table.yaml")
+    with closing(DesignWorkload(cluster.addresses, profile, design)) as w:
+        w.setup()
+        w.load()
+        (path,) = access_paths(w, samples=3)
+    with closing(IndexTable(cluster.addresses, approach, "login", users=300)) as w:
+        w.setup()
+        w.load()
+        binding = index_table.trace_login(w, 7)
+    assert path["statements_per_execution"] == binding.statements
+    assert path["partitions_per_execution"] == binding.partitions_read
+    assert (path["index_scans_per_execution"] > 0) == (binding.index_scans > 0)
+    assert path["nodes"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
