@@ -155,3 +155,14 @@ def test_a_template_must_come_from_a_plain_column():
     data["designs"]["by_query"]["columns"]["body"] = {"kind": "template", "text": "hello {}", "source": "nobody"}
     with pytest.raises(ConfigError, match=r"designs\.by_query\.columns\.body\.source: 'nobody' must be another column"):
         parse_profile(data)
+
+
+def test_the_panel_offers_a_profiles_designs_as_its_approaches():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import describe
+    from labkit.widgets import ControlPanel
+
+    panel = ControlPanel(describe(str(CHAT)), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(str(CHAT)).named_sweep("quick", "mix"))
+    assert set(panel.approaches) == {"design/by_index", "design/by_query"}
+    chosen = panel.sweep()
+    assert chosen.plan.labels["profile"] == "chat" and chosen.phase == "mix"
