@@ -64,12 +64,14 @@ class DesignWorkload(CassandraWorkload):
 
     @property
     def statements(self) -> Any:
-        """Prepared in the design's keyspace (its statements name tables without one)."""
+        """Prepared in the design's keyspace (its statements name tables without one), given with each prepare
+        (protocol 5) rather than by `USE`, which the server warns about for prepared statements."""
         if self._statements is None:
-            session = self.session
-            if session.keyspace != self.keyspace:
-                session.set_keyspace(self.keyspace)
-        return super().statements
+            prepared = {name: self.session.prepare(text, keyspace=self.keyspace) for name, text in self.statement_texts().items()}
+            for statement in prepared.values():
+                statement.consistency_level = self.consistency
+            self._statements = prepared
+        return self._statements
 
     # ---- phases ----------------------------------------------------------------------------------
 
@@ -80,25 +82,27 @@ class DesignWorkload(CassandraWorkload):
             return
         cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
         cql.create_keyspace(s, self.keyspace, self.replication)
-        s.set_keyspace(self.keyspace)
-        for statement in schema_statements(self.design.schema_cql):
-            cql.execute_ddl(s, statement)
-        cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (design text PRIMARY KEY, hash text)")
+        ddl = cql.connect(self.addresses)  # a session of its own for the schema's unqualified names: the workload's never has a USE
+        try:
+            ddl.set_keyspace(self.keyspace)
+            for statement in schema_statements(self.design.schema_cql):
+                cql.execute_ddl(ddl, statement)
+            cql.execute_ddl(ddl, f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (design text PRIMARY KEY, hash text)")
+        finally:
+            ddl.cluster.shutdown()
 
     def load(self) -> None:
         """`load.rows` rows through the load steps (generator values only), then the marker that says so."""
         s = self.session
         if self._holds_this_design():
             return
-        if s.keyspace != self.keyspace:
-            s.set_keyspace(self.keyspace)
         load = self.design.load
         if load is not None:
             values = ColumnValues({**self.design.columns, **load.columns}, self.profile.seed, worker=0, workers=1)
             rows = [values.row(list(self.design.columns)) for _ in range(load.rows)]  # one row's columns alike in every step
             for step in load.steps:
-                cql.write_all(s, s.prepare(step.cql), [[row[name] for name in step.bind] for row in rows])
-        s.execute(f"INSERT INTO {MARKER_TABLE} (design, hash) VALUES (%s, %s)", (self.design_name, design_hash(self.profile, self.design_name)))
+                cql.write_all(s, s.prepare(step.cql, keyspace=self.keyspace), [[row[name] for name in step.bind] for row in rows])
+        s.execute(f"INSERT INTO {self.keyspace}.{MARKER_TABLE} (design, hash) VALUES (%s, %s)", (self.design_name, design_hash(self.profile, self.design_name)))
 
     def _holds_this_design(self) -> bool:
         s = self.session
