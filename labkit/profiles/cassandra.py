@@ -79,6 +79,7 @@ class DesignWorkload(CassandraWorkload):
         """The design's keyspace and tables, unless the keyspace already holds this very design (marker row)."""
         s = self.session
         if self._holds_this_design():
+            self.check_statements()
             return
         cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
         cql.create_keyspace(s, self.keyspace, self.replication)
@@ -90,6 +91,29 @@ class DesignWorkload(CassandraWorkload):
             cql.execute_ddl(ddl, f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (design text PRIMARY KEY, hash text)")
         finally:
             ddl.cluster.shutdown()
+        self.check_statements()
+
+    def check_statements(self) -> None:
+        """Prepare every statement of the design once, at the first contact with the cluster and before any
+        measured run: a statement the server refuses becomes a ConfigError naming its place in the profile
+        and the server's reason (a query that would need ALLOW FILTERING says so, with what to do)."""
+        from cassandra import InvalidRequest
+
+        places = {f"{o}.{step.name}": f"designs.{self.design_name}.operations.{o}.steps[{i}]"
+                  for o, op in self.design.operations.items() for i, step in enumerate(op.steps)}
+        if self.design.load is not None:
+            places.update({f"load.{step.name}": f"designs.{self.design_name}.load.steps[{i}]" for i, step in enumerate(self.design.load.steps)})
+        problems = []
+        for name, text in self.statement_texts().items():
+            try:
+                self.session.prepare(text, keyspace=self.keyspace)
+            except InvalidRequest as exc:
+                reason = str(exc).split('message="', 1)[-1].rstrip('"')
+                hint = (" (the query filters on a column that is neither the partition key nor indexed: give this design a table "
+                        "keyed by that column, or an index on it; ALLOW FILTERING would read every partition)") if "ALLOW FILTERING" in reason else ""
+                problems.append(f"  {places.get(name, name)}: the server refuses `{text.strip()}`: {reason}{hint}")
+        if problems:
+            raise ConfigError(f"profile {self.profile.name}: {len(problems)} statement(s) of design {self.design_name} cannot run:\n" + "\n".join(problems))
 
     def load(self) -> None:
         """`load.rows` rows through the load steps (generator values only), then the marker that says so."""

@@ -214,3 +214,25 @@ def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, 
     assert path["partitions_per_execution"] == binding.partitions_read
     assert (path["index_scans_per_execution"] > 0) == (binding.index_scans > 0)
     assert path["nodes"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
+
+
+def test_a_profile_statement_the_server_refuses_is_named_before_any_measured_run(cluster):
+    """A query by a column that is neither key nor indexed: the server would need ALLOW FILTERING. The
+    refusal names the step's place in the profile and says what to do, at setup, before anything is measured."""
+    import copy
+    from pathlib import Path
+
+    import yaml
+
+    from labkit.errors import ConfigError
+    from labkit.profiles import parse_profile
+    from labkit.profiles.cassandra import DesignWorkload
+
+    data = copy.deepcopy(yaml.safe_load((Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml").read_text()))
+    data["designs"]["by_query"]["operations"]["rooms_of_user"]["steps"][0]["cql"] = "SELECT sent FROM messages_by_room WHERE author = ?"
+    profile = parse_profile(data)
+    with closing(DesignWorkload(cluster.addresses, profile, "by_query")) as w:
+        with pytest.raises(ConfigError) as refused:
+            run(w, threads=2, operations=10)
+    message = str(refused.value)
+    assert "designs.by_query.operations.rooms_of_user.steps[0]" in message and "ALLOW FILTERING" in message and "an index on it" in message
