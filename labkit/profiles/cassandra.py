@@ -145,12 +145,14 @@ class DesignWorkload(CassandraWorkload):
         self.run_operation(tx, name, values)
 
     def run_operation(self, tx: Any, name: str, values: ColumnValues) -> dict[str, list[Any]]:
-        """The operation's steps in order; each step's rows are kept for the steps after it."""
+        """The operation's steps in order; each step's rows are kept for the steps after it. A generator column
+        has one value per execution, whichever steps bind it (a post and its index row name the same author)."""
         prepared = self.statements
         results: dict[str, list[Any]] = {}
-        for step in self.design.operations[name].steps:
+        steps = self.design.operations[name].steps
+        drawn = values.row([b for step in steps for b in step.bind if "." not in b])  # one draw per execution: steps agree
+        for step in steps:
             statement = prepared[f"{name}.{step.name}"]
-            drawn = values.row([b for b in step.bind if "." not in b])
             for row in (results[step.for_each] if step.for_each else [None]):
                 params = [bound(step, b, drawn, results, row) for b in step.bind]
                 results.setdefault(step.name, []).extend(tx.call(f"{name}.{step.name}", self.session.execute, statement, params))
@@ -164,32 +166,39 @@ class _TracingTx:
 
     def __init__(self, session: Any, consistency: int):
         self.session, self.consistency = session, consistency
-        self.reports: list[Any] = []
+        self.reports: list[tuple[str, Any]] = []
 
     def call(self, op: str, fn: Any, statement: Any, params: Any) -> list[Any]:
         report = cql.trace(self.session, statement, params, consistency=self.consistency)
-        self.reports.append(report)
+        self.reports.append((op.split(".", 1)[1], report))
         return report.result
 
 
 def access_paths(workload: DesignWorkload, samples: int = 3) -> list[dict[str, Any]]:
     """Per operation of the design, from the servers' own traces of `samples` executions: nodes that took part,
     and per execution the statements, partitions read, rows read, index scans (one per node a scatter-gather
-    asked) and replica writes. The evidence is the cluster's, not the profile's text."""
+    asked) and replica writes, in all and per step (`steps`). The evidence is the cluster's, not the profile's text."""
     values = ColumnValues(workload.design.columns, workload.profile.seed + 1, worker=0, workers=1)
     out = []
-    for name in workload.design.operations:
+    for name, operation in workload.design.operations.items():
         tx = _TracingTx(workload.session, workload.consistency)
         for _ in range(samples):
             workload.run_operation(tx, name, values)
-        totals = cql.summarise(tx.reports)
-        out.append({"design": workload.design_name, "operation": name, "executions": samples, "nodes": len(totals.nodes),
-                    "statements_per_execution": round(totals.statements / samples, 2),
-                    "partitions_per_execution": round(totals.partitions_read / samples, 2),
-                    "rows_read_per_execution": round(totals.rows_read / samples, 2),
-                    "index_scans_per_execution": round(totals.index_scans / samples, 2),
-                    "replica_writes_per_execution": round(totals.replica_writes / samples, 2)})
+        row = {"design": workload.design_name, "operation": name, "executions": samples,
+               **per_execution(cql.summarise([r for _, r in tx.reports]), samples)}
+        row["steps"] = {step.name: per_execution(cql.summarise([r for s, r in tx.reports if s == step.name]), samples)
+                        for step in operation.steps}
+        out.append(row)
     return out
+
+
+def per_execution(totals: Any, samples: int) -> dict[str, Any]:
+    """Trace totals of `samples` executions as figures per execution (nodes: how many took part in any)."""
+    return {"nodes": len(totals.nodes), "statements_per_execution": round(totals.statements / samples, 2),
+            "partitions_per_execution": round(totals.partitions_read / samples, 2),
+            "rows_read_per_execution": round(totals.rows_read / samples, 2),
+            "index_scans_per_execution": round(totals.index_scans / samples, 2),
+            "replica_writes_per_execution": round(totals.replica_writes / samples, 2)}
 
 
 def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list[Any]], row: Any) -> Any:

@@ -33,9 +33,11 @@ class Strict(BaseModel):
 # ---- generators: one per column, seeded ------------------------------------------------------------------
 
 class Sequence(Strict):
-    """0, 1, 2, ... (from `start`): each call the next number, e.g. ids of loaded rows."""
+    """0, 1, 2, ... (from `start`): each call the next number, e.g. ids of loaded rows; with `repeat: k` each
+    number comes k times running (0, 0, 1, 1, ...: a user's id once for each of the k users they follow)."""
     kind: Literal["sequence"]
     start: int = 0
+    repeat: Annotated[int, Field(ge=1)] = 1
 
 
 class Uniform(Strict):
@@ -85,7 +87,7 @@ class TimeUuid(Strict):
 
 
 class Timestamp(Strict):
-    """The moment it is made, in milliseconds."""
+    """The moment it is made, in milliseconds (a timestamp column, or a bigint holding milliseconds)."""
     kind: Literal["timestamp"]
 
 
@@ -100,7 +102,7 @@ FITS = {  # which CQL column types each generator can fill
     "template": {"text", "varchar", "ascii"},
     "uuid": {"uuid"},
     "timeuuid": {"timeuuid"},
-    "timestamp": {"timestamp"},
+    "timestamp": {"timestamp", "bigint"},
 }
 
 

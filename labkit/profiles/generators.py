@@ -37,11 +37,13 @@ def zipf_draw(rng: random.Random, n: int, exponent: float) -> int:
 
 def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
     """A function rng -> value for one column's generator; a sequence is dealt out over the workers (worker w
-    of W takes start + w, start + w + W, ...), so together they make each number once."""
+    of W takes the w-th, (w + W)-th, ... of the whole sequence), so together they make each number once (or
+`repeat` times)."""
     kind = generator.kind
     if kind == "sequence":
-        counter = itertools.count(generator.start + worker, workers)
-        return lambda rng: next(counter)
+        counter = itertools.count(worker, workers)
+        start, repeat = generator.start, generator.repeat
+        return lambda rng: start + next(counter) // repeat
     if kind == "uniform":
         low, high = generator.low, generator.high
         return lambda rng: rng.randint(low, high)

@@ -216,6 +216,42 @@ def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, 
     assert path["nodes"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
 
 
+@pytest.mark.parametrize("design, approach", [("on_read", "naive"), ("on_write", "pattern")])
+def test_the_fan_out_profile_takes_the_python_bindings_access_path(cluster, design, approach):
+    """The Fan-out profile and the pattern's binding, traced on one cluster, step by step: a post writes one
+    activity partition, and under fan-out on write reads the author's followers (one partition) and writes one
+    feed partition per follower; a page reads one partition per followed user asked (10) on read, one feed
+    partition on write. The binding holds the follow list in memory where the profile reads it (one partition)."""
+    from pathlib import Path
+
+    from labkit.profiles import load_profile
+    from labkit.profiles.cassandra import DesignWorkload, access_paths
+
+    profile = load_profile(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "fan_out.yaml")
+    with closing(DesignWorkload(cluster.addresses, profile, design)) as w:
+        w.setup()
+        w.load()
+        paths = {p["operation"]: p for p in access_paths(w, samples=3)}
+    with closing(FanOut(cluster.addresses, approach, "paginate", Network(users=200, follows=20, posts=2))) as w:
+        w.setup()
+        w.load()
+        post, page = fan_out.trace_post(w, user=1), fan_out.trace_page(w, reader=1)
+    posting, steps = paths["post_activity"], paths["post_activity"]["steps"]
+    assert steps["write_activity"]["statements_per_execution"] == 1 == steps["write_activity"]["replica_writes_per_execution"]
+    if approach == "naive":
+        assert post.statements == post.replica_writes == 1 and posting["statements_per_execution"] == posting["replica_writes_per_execution"] == 1
+        newest = paths["read_page"]["steps"]["newest"]
+        assert newest["statements_per_execution"] == newest["partitions_per_execution"] == page.statements == page.partitions_read == 10
+        assert paths["read_page"]["steps"]["friends"]["partitions_per_execution"] == 1
+    else:
+        assert steps["followers"]["partitions_per_execution"] == 1 == post.partitions_read
+        assert steps["to_feed"]["replica_writes_per_execution"] == steps["to_feed"]["statements_per_execution"] >= 5
+        assert post.replica_writes == post.statements - 1 and posting["replica_writes_per_execution"] == posting["statements_per_execution"] - 1
+        assert paths["read_page"]["statements_per_execution"] == paths["read_page"]["partitions_per_execution"] == 1
+        assert page.statements == page.partitions_read == 1
+        assert paths["read_page"]["rows_read_per_execution"] == 10
+
+
 def test_a_profile_statement_the_server_refuses_is_named_before_any_measured_run(cluster):
     """A query by a column that is neither key nor indexed: the server would need ALLOW FILTERING. The
     refusal names the step's place in the profile and says what to do, at setup, before anything is measured."""

@@ -46,6 +46,12 @@ def test_a_sequence_is_dealt_out_over_the_workers_each_number_once():
     assert sorted(dealt) == list(range(10, 22))
 
 
+def test_a_repeated_sequence_gives_each_number_k_times_running_even_dealt_over_workers():
+    assert values({"kind": "sequence", "repeat": 3}, 7) == [0, 0, 0, 1, 1, 1, 2]
+    dealt = [v for w in range(2) for v in values({"kind": "sequence", "repeat": 3}, 6, worker=w, workers=2)]
+    assert sorted(dealt) == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+
+
 def test_a_template_is_made_from_its_source_in_the_same_row_even_when_the_source_is_not_asked_for():
     columns = ColumnValues({"id": GEN.validate_python({"kind": "uniform", "high": 99}),
                             "email": GEN.validate_python({"kind": "template", "text": "user{}@lab.example", "source": "id"})}, seed=1)
