@@ -226,16 +226,18 @@ def run_pattern_sweep(
 
 
 def ratio_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """After a sweep: each point's pattern / naive throughput with how sure it is, and the A/A noise floor if any."""
+    """After a sweep: each point's pattern / naive (or design / first design) throughput with how sure it is,
+    and the A/A noise floor if any."""
     import pandas as pd
 
-    from ..results.intervals import noise_floor, ratio_table
+    from ..results.intervals import comparisons, noise_floor
 
     df = pd.DataFrame(rows)
     if df.empty:
         return []
-    table = ratio_table(df)
-    lines = [f"pattern / {r['naive']} throughput at {r['nodes']} node(s), {r['threads']} threads: {r['text']}" for _i, r in table.iterrows()]
+    table = comparisons(df)
+    lines = [f"{r['numerator']} / {r['denominator']} throughput at {r['nodes']} node(s), {r['threads']} threads: {r['text']}"
+             for _i, r in table.iterrows()]
     floor = noise_floor(df)
     if floor is not None:
         lines.append(f"A/A noise floor (a run's copy / the run): {floor.text()}")

@@ -171,14 +171,16 @@ def noise_floor(rows: pd.DataFrame, *, metric: str = "throughput") -> RatioInter
 
 
 def ratio_table(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequence[str] | None = None,
-                pattern_approach: str = "pattern") -> pd.DataFrame:
-    """Per point and naive approach: the pattern / naive interval as numbers and as text, and its verdict."""
+                pattern_approach: str = "pattern", against: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per point and naive approach: the pattern / naive interval as numbers and as text, and its verdict.
+    `against` names the denominators instead of every `naive*` approach (one design over another)."""
     df = usable(rows)
     if df.empty or "approach" not in df or pattern_approach not in set(df["approach"]):
         return pd.DataFrame()
     keys = list(keys) if keys is not None else point_keys(df)
     out: list[dict[str, Any]] = []
-    for naive in sorted(a for a in df["approach"].unique() if str(a).startswith("naive")):
+    baselines = list(against) if against is not None else sorted(a for a in df["approach"].unique() if str(a).startswith("naive"))
+    for naive in baselines:
         pairs = paired_ratios(df, pattern_approach, naive, metric=metric, keys=keys)
         for point, group in pairs.groupby(keys, dropna=False, sort=True) if keys else [((), pairs)]:
             found = ratio_interval(group["ratio"])
@@ -189,6 +191,23 @@ def ratio_table(rows: pd.DataFrame, *, metric: str = "throughput", keys: Sequenc
                         "method": found.method, "verdict": found.verdict, "text": found.text()})
             out.append(row)
     return pd.DataFrame(out)
+
+
+def comparisons(rows: Any, *, metric: str = "throughput") -> pd.DataFrame:
+    """What a sweep compares, with `numerator` and `denominator` columns: the pattern over each naive
+    approach, or, for a profile's designs (`design/<name>`), every later design over the first one run."""
+    df = pd.DataFrame(rows)
+    if df.empty or "approach" not in df:
+        return pd.DataFrame()
+    order = list(dict.fromkeys(df["approach"]))
+    designs = [a for a in order if str(a).startswith("design/")]
+    if designs and len(designs) == len(order):
+        parts = [ratio_table(df, metric=metric, pattern_approach=d, against=designs[:1]).assign(numerator=d) for d in designs[1:]]
+        parts = [p for p in parts if not p.empty]
+        table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    else:
+        table = ratio_table(df, metric=metric).assign(numerator="pattern")
+    return table.rename(columns={"naive": "denominator"}) if not table.empty else table
 
 
 def ratio_between(rows: Any, column: str, numerator: Any, denominator: Any, *, metric: str = "throughput") -> RatioInterval | None:

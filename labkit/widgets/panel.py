@@ -362,14 +362,16 @@ def point_spread(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def ratio_summary(rows: list[dict[str, Any]]) -> str:
-    """'; pattern / naive at 32 threads, 3 nodes: 2.6x (2.3-3.1)' for the highest thread count of each node count."""
-    from ..results.intervals import ratio_table
+    """'; pattern / naive at 32 threads, 3 nodes: 2.6x (2.3-3.1)' for the highest thread count of each node count
+    (a profile's designs: each over the first design)."""
+    from ..results.intervals import comparisons
 
-    table = ratio_table(pd.DataFrame(rows)) if rows else pd.DataFrame()
+    table = comparisons(rows) if rows else pd.DataFrame()
     if table.empty:
         return ""
     top = table[table["threads"] == table.groupby("nodes")["threads"].transform("max")]
-    return "".join(f"; pattern / {r['naive']} at {r['threads']} threads, {r['nodes']} node(s): {r['text']}" for _i, r in top.iterrows())
+    return "".join(f"; {r['numerator']} / {r['denominator']} at {r['threads']} threads, {r['nodes']} node(s): {r['text']}"
+                   for _i, r in top.iterrows())
 
 
 def _setting_widget(setting: Setting, value: Any, style: dict[str, str], layout: w.Layout) -> w.Widget:

@@ -183,3 +183,19 @@ def test_a_paired_ratio_between_two_values_of_another_column_pairs_by_block():
     found = interval_of(rows, "page", 10000, 1000, between="comments", paired=True)
     assert found == ratio_interval([6.0, 6.0, 6.0])
     assert interval_of(rows, "page", 10000, 1000, between="comments").method == "welch"
+
+
+def test_a_profiles_designs_compare_each_later_design_over_the_first_one_run():
+    from labkit.patterns.pattern_sweep import ratio_lines
+    from labkit.results.intervals import comparisons
+
+    rows = []
+    for repeat, values in enumerate(((100, 300, 150), (110, 310, 160), (90, 290, 140))):
+        for design, value in zip(("design/by_index", "design/by_query", "design/by_both"), values):
+            rows.append({"engine": "cassandra", "pattern": "chat", "nodes": 1, "threads": 16, "approach": design, "repeat": repeat,
+                         "throughput": value, "complete": True, "control_copy": False})
+    table = comparisons(rows)
+    assert list(zip(table["numerator"], table["denominator"])) == [("design/by_query", "design/by_index"), ("design/by_both", "design/by_index")]
+    assert table.iloc[0]["text"] == ratio_interval([3.0, 310 / 110, 290 / 90]).text()
+    assert ratio_lines(rows)[0].startswith("design/by_query / design/by_index throughput at 1 node(s), 16 threads: ")
+    assert list(comparisons(_rows([300, 280, 310], [100, 140, 100]))["numerator"]) == ["pattern"]  # a pattern's sweep as before
