@@ -258,12 +258,13 @@ class TraceTotals:
     index_scans: int  # local secondary-index searches: one per node a scatter-gather query asked
     replica_writes: int  # mutations applied to a memtable, one per replica written
     duration_us: int
+    range_reads: int = 0  # statements the coordinator answered by asking token ranges (a scan or an index query), not partitions
 
 
 def summarise(reports: Sequence[TraceReport]) -> TraceTotals:
     """Add up trace reports: which nodes took part and how many partitions and rows moved."""
     nodes: set[str] = set()
-    partitions = rows = writes = scans = duration = 0
+    partitions = rows = writes = scans = duration = ranges = 0
     for rep in reports:
         nodes.update(rep.nodes)
         duration += rep.duration_us
@@ -274,8 +275,10 @@ def summarise(reports: Sequence[TraceReport]) -> TraceTotals:
                 scans += 1
             elif activity.startswith("Adding to ") and activity.endswith(" memtable"):
                 writes += 1
+            elif activity.startswith("Submitting range requests on "):
+                ranges += 1
             match = _READ_ROWS.search(activity)
             if match:
                 rows += int(match.group(1))
     ordered = sorted(nodes, key=lambda a: tuple(int(p) for p in a.split(".")))
-    return TraceTotals(len(reports), ordered, partitions, rows, scans, writes, duration)
+    return TraceTotals(len(reports), ordered, partitions, rows, scans, writes, duration, ranges)

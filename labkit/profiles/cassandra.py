@@ -177,7 +177,7 @@ class _TracingTx:
 def access_paths(workload: DesignWorkload, samples: int = 3) -> list[dict[str, Any]]:
     """Per operation of the design, from the servers' own traces of `samples` executions: nodes that took part,
     and per execution the statements, partitions read, rows read, index scans (one per node a scatter-gather
-    asked) and replica writes, in all and per step (`steps`). The evidence is the cluster's, not the profile's text."""
+    asked), replica writes and range reads (a scan over token ranges), in all and per step (`steps`). The evidence is the cluster's, not the profile's text."""
     values = ColumnValues(workload.design.columns, workload.profile.seed + 1, worker=0, workers=1)
     out = []
     for name, operation in workload.design.operations.items():
@@ -198,7 +198,8 @@ def per_execution(totals: Any, samples: int) -> dict[str, Any]:
             "partitions_per_execution": round(totals.partitions_read / samples, 2),
             "rows_read_per_execution": round(totals.rows_read / samples, 2),
             "index_scans_per_execution": round(totals.index_scans / samples, 2),
-            "replica_writes_per_execution": round(totals.replica_writes / samples, 2)}
+            "replica_writes_per_execution": round(totals.replica_writes / samples, 2),
+            "range_reads_per_execution": round(totals.range_reads / samples, 2)}
 
 
 def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list[Any]], row: Any) -> Any:
@@ -213,3 +214,22 @@ def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list
     if not rows:
         raise LookupError(f"step {step.name} needs {value}, and step {source} returned no row")
     return getattr(rows[0], column)
+
+
+def traced_designs(profile: Profile, cluster: Any, samples: int = 3, designs: Any = None) -> list[dict[str, Any]]:
+    """Every design of `profile` (or those named) set up and loaded in the user's namespace on `cluster`, then
+    traced: `access_paths` rows labelled with engine, server version, provider and nodes, for a notebook's table."""
+    from ..namespace import in_namespace
+
+    out = []
+    for design in designs or profile.designs:
+        workload = in_namespace(DesignWorkload(cluster.addresses, profile, design), cluster)
+        try:
+            workload.setup()
+            workload.load()
+            for row in access_paths(workload, samples):
+                out.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider,
+                            "nodes": len(cluster.addresses), "profile": profile.name, **row})
+        finally:
+            workload.close_process()
+    return out

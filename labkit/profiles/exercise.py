@@ -1,0 +1,102 @@
+"""Notebook 08's graded exercise: the student's own design of the fleet application, checked from what the
+servers did when it ran (their traces), not from the profile's text: each query the instructor lists must be
+answered from at most the partitions the instructor allows, without a secondary index or a scan of token
+ranges, and must find rows.
+
+The application (its operations and a naive design) is `datasets/profiles/exercise/fleet.yaml`; the student
+writes one more design, `mine`, as YAML text returned by a function (so an untouched exercise says "not
+written yet" instead of failing its cell).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ..errors import ConfigError
+from .format import Profile, parse_profile
+
+if TYPE_CHECKING:
+    from ..patterns.exercise import CheckReport
+
+BASE = Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "exercise" / "fleet.yaml"
+DESIGN = "mine"
+QUERIES = {"van_track": 1, "vans_in_zone": 1}
+"""The instructor's list: operation -> the most partitions one execution may read (change it per course)."""
+
+
+def exercise_profile(design_text: str, base: Path = BASE) -> Profile:
+    """The application's file with the student's design added as `mine`, checked like any profile (each
+    mistake with its path, e.g. `designs.mine.operations.van_track.steps[0].bind[0]`)."""
+    import yaml
+
+    data = yaml.safe_load(base.read_text())
+    try:
+        design = yaml.safe_load(design_text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"your design is not valid YAML: {exc}") from None
+    if not isinstance(design, dict):
+        raise ConfigError("your design is a mapping with schema, columns, load and operations at its top level (see the worked example)")
+    data["designs"][DESIGN] = design
+    return parse_profile(data, source=f"the {data['name']} profile with your design")
+
+
+def check_design(my_design: Callable[[], str], cluster: Any, queries: Mapping[str, int] = QUERIES, operations: int = 400,
+                 base: Path = BASE) -> "CheckReport":
+    """The exercise's check: the design is a valid one of the application, its mix runs on the cluster without
+    an error, and the servers' traces of each listed query show a partition read (at most the allowed number),
+    no index scan, no range read, and rows found."""
+    from ..namespace import in_namespace
+    from ..patterns.exercise import CheckReport, check_all, run_step
+    from .cassandra import DesignWorkload, access_paths
+
+    found: dict[str, Any] = {}
+
+    def workload() -> DesignWorkload:
+        return in_namespace(DesignWorkload(cluster.addresses, found["profile"], DESIGN), cluster)
+
+    def your_design_is_a_design_of_the_application(report: CheckReport) -> bool:
+        step = "your design is a design of the application (same operations, every value bound)"
+        text = my_design()
+        if not isinstance(text, str):
+            return report.add(step, False, f"my_design() returned {type(text).__name__}; return the design's YAML text")
+        try:
+            found["profile"] = exercise_profile(text, base)
+        except ConfigError as exc:
+            return report.add(step, False, str(exc))
+        missing = sorted(set(queries) - set(found["profile"].designs[DESIGN].operations))
+        if missing:
+            return report.add(step, False, f"the instructor lists {', '.join(missing)}, which the application does not have")
+        return report.add(step, True, f"operations {', '.join(found['profile'].designs[DESIGN].operations)}")
+
+    def the_mix_runs(report: CheckReport) -> bool:
+        return run_step(report, f"{operations} operations of the mix run on the cluster without an error", workload(), operations)
+
+    def each_listed_query_reads_its_partitions(report: CheckReport) -> bool:
+        w = workload()
+        try:
+            w.setup()  # the run above loaded it: the marker row says so
+            w.load()
+            paths = {p["operation"]: p for p in access_paths(w, samples=3)}
+        finally:
+            w.close_process()
+        ok = True
+        for operation, allowed in queries.items():
+            p = paths[operation]
+            shown = (f"{p['partitions_per_execution']:g} partition(s), {p['rows_read_per_execution']:g} rows, "
+                     f"{p['index_scans_per_execution']:g} index scans, {p['range_reads_per_execution']:g} range reads per execution, "
+                     f"{p['nodes']} node(s)")
+            step = f"{operation} reads at most {allowed} partition(s) (servers' traces)"
+            if p["index_scans_per_execution"] or p["range_reads_per_execution"]:
+                ok &= report.add(step, False, f"{shown}: the query asks by a column that is not its table's partition key, so the "
+                                              "coordinator asks token ranges; give it a table partitioned by what it asks by")
+            elif p["partitions_per_execution"] > allowed:
+                ok &= report.add(step, False, f"{shown}: more than {allowed}; keep what one execution needs in fewer partitions")
+            elif not p["rows_read_per_execution"]:
+                ok &= report.add(step, False, f"{shown}: it found nothing; does a load step and a write operation fill the table it reads?")
+            else:
+                ok &= report.add(step, True, shown)
+        return ok
+
+    return check_all(f"Your design of the {Path(base).stem} application (design {DESIGN})",
+                     [your_design_is_a_design_of_the_application, the_mix_runs, each_listed_query_reads_its_partitions])
