@@ -355,6 +355,10 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo(f"  phases      {', '.join(p.phases)} (default {p.default_phase})")
         typer.echo(f"  approaches  {', '.join(p.approaches)}")
         typer.echo(f"  engines     {', '.join(p.engines)}")
+        profile = getattr(p, "profile", None)
+        if profile is not None:  # a profile file: the mix its designs share
+            first = next(iter(profile.designs.values()))
+            typer.echo(f"  mix         {', '.join(f'{o} (weight {op.weight:g})' for o, op in first.operations.items())}")
         for engine, own in p.engine_approaches.items():
             typer.echo(f"    {engine:<9} runs {', '.join(own)}")
         for s in p.settings:

@@ -193,8 +193,8 @@ def access_paths(workload: DesignWorkload, samples: int = 3) -> list[dict[str, A
 
 
 def per_execution(totals: Any, samples: int) -> dict[str, Any]:
-    """Trace totals of `samples` executions as figures per execution (nodes: how many took part in any)."""
-    return {"nodes": len(totals.nodes), "statements_per_execution": round(totals.statements / samples, 2),
+    """Trace totals of `samples` executions as figures per execution (nodes_touched: how many took part in any)."""
+    return {"nodes_touched": len(totals.nodes), "statements_per_execution": round(totals.statements / samples, 2),
             "partitions_per_execution": round(totals.partitions_read / samples, 2),
             "rows_read_per_execution": round(totals.rows_read / samples, 2),
             "index_scans_per_execution": round(totals.index_scans / samples, 2),

@@ -21,10 +21,11 @@ from .format import Profile, load_profile
 PHASE = "mix"
 DESIGN_PREFIX = "design/"
 PROFILE_SIZES = {
-    "quick": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 600, warmup=100)},
-    "classroom": {PHASE: NamedSweep(PHASE, (1, 3), (8, 32, 64), 6000, warmup=600)},
+    "quick": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 600, warmup=100, repeats=3)},
+    "classroom": {PHASE: NamedSweep(PHASE, (1, 3), (8, 32, 64), 6000, warmup=600, repeats=3)},
 }
-"""Sizes when the profile gives none: a quick look, and the classroom's three thread counts on 1 and 3 nodes."""
+"""Sizes when the profile gives none: a quick look, and the classroom's three thread counts on 1 and 3 nodes;
+3 repeats each, so every design-over-design ratio comes with an interval."""
 
 
 def is_profile_path(name: str) -> bool:

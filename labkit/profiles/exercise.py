@@ -85,7 +85,7 @@ def check_design(my_design: Callable[[], str], cluster: Any, queries: Mapping[st
             p = paths[operation]
             shown = (f"{p['partitions_per_execution']:g} partition(s), {p['rows_read_per_execution']:g} rows, "
                      f"{p['index_scans_per_execution']:g} index scans, {p['range_reads_per_execution']:g} range reads per execution, "
-                     f"{p['nodes']} node(s)")
+                     f"{p['nodes_touched']} node(s) touched")
             step = f"{operation} reads at most {allowed} partition(s) (servers' traces)"
             if p["index_scans_per_execution"] or p["range_reads_per_execution"]:
                 ok &= report.add(step, False, f"{shown}: the query asks by a column that is not its table's partition key, so the "

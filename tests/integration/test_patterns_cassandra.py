@@ -213,7 +213,7 @@ def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, 
     assert path["statements_per_execution"] == binding.statements
     assert path["partitions_per_execution"] == binding.partitions_read
     assert (path["index_scans_per_execution"] > 0) == (binding.index_scans > 0)
-    assert path["nodes"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
+    assert path["nodes_touched"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
 
 
 @pytest.mark.parametrize("design, approach", [("on_read", "naive"), ("on_write", "pattern")])
