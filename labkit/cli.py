@@ -359,6 +359,10 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         if profile is not None:  # a profile file: the mix its designs share
             first = next(iter(profile.designs.values()))
             typer.echo(f"  mix         {', '.join(f'{o} (weight {op.weight:g})' for o, op in first.operations.items())}")
+            from .profiles.format import filtering_notes
+
+            for note in filtering_notes(profile):
+                typer.echo(f"  note        {note}")
         for engine, own in p.engine_approaches.items():
             typer.echo(f"    {engine:<9} runs {', '.join(own)}")
         for s in p.settings:

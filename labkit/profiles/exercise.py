@@ -41,7 +41,7 @@ def exercise_profile(design_text: str, base: Path = BASE) -> Profile:
     return parse_profile(data, source=f"the {data['name']} profile with your design")
 
 
-def check_design(my_design: Callable[[], str], cluster: Any, queries: Mapping[str, int] = QUERIES, operations: int = 400,
+def check_exercise(my_design: Callable[[], str], cluster: Any, queries: Mapping[str, int] = QUERIES, operations: int = 400,
                  base: Path = BASE) -> "CheckReport":
     """The exercise's check: the design is a valid one of the application, its mix runs on the cluster without
     an error, and the servers' traces of each listed query show a partition read (at most the allowed number),

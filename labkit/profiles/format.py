@@ -308,3 +308,12 @@ def _step_problems(where: str, steps: list[Step], design: Design) -> list[str]:
                 problems.append(f"{at}.bind[{j}]: step {source!r} does not return {column!r} (it selects {', '.join(sorted(returned))})")
         earlier[step.name] = selected_columns(step.cql)
     return problems
+
+
+def filtering_notes(profile: Profile) -> list[str]:
+    """Steps that ask the server to filter (`ALLOW FILTERING`): valid, so not an error, but said, because such a
+    query reads every partition of its table to answer (the traces show it as a range read)."""
+    return [f"designs.{d}.operations.{o}.steps[{i}] ({step.name}) uses ALLOW FILTERING: the server reads every partition of the "
+            "table to answer it, however few rows match; a table keyed by what it filters on answers from one"
+            for d, design in profile.designs.items() for o, op in design.operations.items()
+            for i, step in enumerate(op.steps) if re.search(r"\ballow\s+filtering\b", step.cql, re.I)]

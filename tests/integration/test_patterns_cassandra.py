@@ -272,3 +272,29 @@ def test_a_profile_statement_the_server_refuses_is_named_before_any_measured_run
             run(w, threads=2, operations=10)
     message = str(refused.value)
     assert "designs.by_query.operations.rooms_of_user.steps[0]" in message and "ALLOW FILTERING" in message and "an index on it" in message
+
+
+def test_the_design_exercise_fails_an_indexed_or_filtering_design_from_the_servers_traces(cluster):
+    """Notebook 08's check on 3 nodes: the naive design (secondary indexes) and a design that answers the zone
+    query with ALLOW FILTERING both run their mix without an error, and both fail on what the traces show."""
+    import yaml
+
+    from labkit.profiles import exercise as fleet
+
+    naive = yaml.safe_load(fleet.BASE.read_text())["designs"]["one_table"]
+    report = fleet.check_exercise(lambda: yaml.safe_dump(naive), cluster)
+    failed = {step: detail for step, ok, detail in report.steps if not ok}
+    assert not report.passed and set(failed) == {f"{q} reads at most 1 partition(s) (servers' traces)" for q in fleet.QUERIES}, report
+    assert all("partitioned by what it asks by" in d for d in failed.values())
+    filtering = """
+schema: CREATE TABLE positions_by_van (van int, at timestamp, zone int, PRIMARY KEY ((van), at)) WITH CLUSTERING ORDER BY (at DESC)
+columns: {van: {kind: uniform, high: 499}, zone: {kind: uniform, high: 49}, at: {kind: timestamp}}
+load: {rows: 2000, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone) VALUES (?, ?, ?)", bind: [van, at, zone]}]}
+operations:
+  record_position: {weight: 8, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone) VALUES (?, ?, ?)", bind: [van, at, zone]}]}
+  van_track: {weight: 1, steps: [{name: latest, cql: "SELECT at, zone FROM positions_by_van WHERE van = ? LIMIT 10", bind: [van]}]}
+  vans_in_zone: {weight: 1, steps: [{name: seen, cql: "SELECT van FROM positions_by_van WHERE zone = ? LIMIT 50 ALLOW FILTERING", bind: [zone]}]}
+"""
+    report = fleet.check_exercise(lambda: filtering, cluster)
+    failed = [step for step, ok, _ in report.steps if not ok]
+    assert failed == ["vans_in_zone reads at most 1 partition(s) (servers' traces)"], report

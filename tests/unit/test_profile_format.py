@@ -166,3 +166,13 @@ def test_the_panel_offers_a_profiles_designs_as_its_approaches():
     assert set(panel.approaches) == {"design/by_index", "design/by_query"}
     chosen = panel.sweep()
     assert chosen.plan.labels["profile"] == "chat" and chosen.phase == "mix"
+
+
+def test_a_step_with_allow_filtering_is_said_not_refused():
+    from labkit.profiles.format import filtering_notes
+
+    data = chat()
+    data["designs"]["by_query"]["operations"]["rooms_of_user"]["steps"][0]["cql"] = "SELECT room FROM messages_by_room WHERE author = ? ALLOW FILTERING"
+    notes = filtering_notes(parse_profile(data))
+    assert len(notes) == 1 and notes[0].startswith("designs.by_query.operations.rooms_of_user.steps[0] (written) uses ALLOW FILTERING")
+    assert filtering_notes(parse_profile(chat())) == []
