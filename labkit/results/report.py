@@ -116,15 +116,21 @@ def headline(rows: pd.DataFrame) -> pd.DataFrame:
             found = ratio_interval(paired_ratios(top, "pattern", naive, keys=["threads"])["ratio"]) if "pattern" in tput.index else None
             if found is not None:
                 row[f"pattern/{naive}"] = found.text()
+        designs = [a for a in dict.fromkeys(top["approach"]) if str(a).startswith("design/") and a in tput.index]
+        for design in designs[1:]:  # a profile's designs: each over the first one run
+            found = ratio_interval(paired_ratios(top, design, designs[0], keys=["threads"])["ratio"])
+            if found is not None:
+                row[f"{design}/{designs[0]}"] = found.text()
         if "repeat" in top:
             row["repeats"] = int(usable(top).groupby("approach")["repeat"].nunique().min())
         ok = group["verify_ok"].map(lambda v: v is True or str(v) == "True").sum() if "verify_ok" in group else 0
-        row["verified"] = f"{ok}/{len(group)}"
+        checked = group["verify_ok"].map(lambda v: str(v) in ("True", "False")).sum() if "verify_ok" in group else 0
+        row["verified"] = f"{ok}/{len(group)}" if checked else "not run (no verify)"
         if "limit" in top:
             row["limited by"] = "; ".join(f"{a}: {', '.join(sorted(set(map(str, g['limit']))))}" for a, g in by)
         out.append(row)
     table = pd.DataFrame(out)
-    order = [*keys, "threads", *sorted(c for c in table if c.endswith(" tx/s")), *sorted(c for c in table if c.startswith("pattern/")), "repeats", "verified", "limited by"]
+    order = [*keys, "threads", *sorted(c for c in table if c.endswith(" tx/s")), *sorted(c for c in table if c.startswith(("pattern/", "design/")) and not c.endswith(" tx/s")), "repeats", "verified", "limited by"]
     return table[[c for c in order if c in table]]
 
 

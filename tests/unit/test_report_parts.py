@@ -45,6 +45,19 @@ def test_headline_ratios_come_from_paired_repeats_with_their_interval():
     assert table["pattern/naive"].iloc[0] == ratio_interval([2.6, 290 / 120, 250 / 90]).text() and "(" in table["pattern/naive"].iloc[0]
 
 
+def test_a_profiles_headline_compares_each_design_over_the_first_and_says_nothing_was_verified():
+    from labkit.results.intervals import ratio_interval
+
+    data = []
+    for repeat, (first, second) in enumerate(((100.0, 300.0), (110.0, 310.0), (90.0, 290.0))):
+        for design, value in (("design/by_index", first), ("design/by_query", second)):
+            data.append({"pattern": "chat", "phase": "mix", "nodes": 1, "threads": 16, "repeat": repeat, "approach": design,
+                         "throughput": value, "verify_ok": None, "limit": "none", "complete": True})
+    table = headline(pd.DataFrame(data))
+    assert table["design/by_query/design/by_index"].iloc[0] == ratio_interval([3.0, 310 / 110, 290 / 90]).text()
+    assert table["verified"].iloc[0] == "not run (no verify)"
+
+
 def test_slim_html_shares_plotly_and_stubs_the_widget_module():
     plotly = "/**\n* plotly.js v4.1.1\n*/ window.Plotly = {};" + "x" * 2000
     state = {"version_major": 2, "state": {"m1": {"model_name": "AnyModel", "state": {"_esm": "y" * 200_000, "value": 1}}}}
