@@ -274,5 +274,9 @@ class Pattern:
         """The columns every row of a sweep of `phase` carries: the phase and each of its settings."""
         return {"phase": self.check_phase(phase), **self.resolve(phase, settings)}
 
+    def phase_note(self, phase: str) -> str:
+        """A line a panel shows under its approaches about what one transaction of `phase` is ('' for none)."""
+        return ""
+
     def __repr__(self) -> str:
         return f"Pattern({self.name}: phases {', '.join(self.phases)}; approaches {', '.join(self.approaches)}; engines {', '.join(self.engines)})"

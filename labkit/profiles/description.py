@@ -52,6 +52,11 @@ class ProfilePattern(Pattern):
 
         return SimpleNamespace(workload=workload)
 
+    def phase_note(self, phase: str) -> str:
+        """The mix the designs share: a transaction is one operation, picked by these weights."""
+        first = next(iter(self.profile.designs.values()))
+        return "mix (one operation per transaction, by weight): " + ", ".join(f"{o} {op.weight:g}" for o, op in first.operations.items())
+
     def labels(self, phase: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {**super().labels(phase, settings), "profile": self.profile.name, "profile_hash": self.text_hash}
 

@@ -150,6 +150,7 @@ class ControlPanel:
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
                 w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, self.repeats])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
+                *([w.HTML(f"<i>{html.escape(note)}</i>")] if (note := pattern.phase_note(self.phase)) else []),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
                 self.cluster_line,
                 self.status,

@@ -164,6 +164,7 @@ def test_the_panel_offers_a_profiles_designs_as_its_approaches():
 
     panel = ControlPanel(describe(str(CHAT)), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(str(CHAT)).named_sweep("quick", "mix"))
     assert set(panel.approaches) == {"design/by_index", "design/by_query"}
+    assert "mix (one operation per transaction, by weight): post_message 2, read_room 7, rooms_of_user 1" in str(panel.widget.children[3].value)
     chosen = panel.sweep()
     assert chosen.plan.labels["profile"] == "chat" and chosen.phase == "mix"
 
