@@ -357,9 +357,9 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo(f"  engines     {', '.join(p.engines)}")
         profile = getattr(p, "profile", None)
         if profile is not None:  # a profile file: the mix its designs share
-            first = next(iter(profile.designs.values()))
-            typer.echo(f"  mix         {', '.join(f'{o} (weight {op.weight:g})' for o, op in first.operations.items())}")
-            from .profiles.format import filtering_notes
+            from .profiles.format import filtering_notes, mix_text
+
+            typer.echo(f"  mix         {mix_text(profile)} (operation weight)")
 
             for note in filtering_notes(profile):
                 typer.echo(f"  note        {note}")

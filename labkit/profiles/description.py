@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 from ..namespace import in_namespace
 from ..patterns.description import NamedSweep, Pattern, Setting
-from .format import Profile, load_profile
+from .format import Profile, load_profile, mix_text
 
 PHASE = "mix"
 DESIGN_PREFIX = "design/"
@@ -54,8 +54,7 @@ class ProfilePattern(Pattern):
 
     def phase_note(self, phase: str) -> str:
         """The mix the designs share: a transaction is one operation, picked by these weights."""
-        first = next(iter(self.profile.designs.values()))
-        return "mix (one operation per transaction, by weight): " + ", ".join(f"{o} {op.weight:g}" for o, op in first.operations.items())
+        return "mix (one operation per transaction, by weight): " + mix_text(self.profile)
 
     def labels(self, phase: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {**super().labels(phase, settings), "profile": self.profile.name, "profile_hash": self.text_hash}

@@ -152,6 +152,13 @@ class Profile(Strict):
     designs: Annotated[dict[Annotated[str, Field(pattern=NAME)], Design], Field(min_length=2)]
 
 
+def mix_text(profile: Profile) -> str:
+    """The mix as a line, 'post_message 2, read_room 7, rooms_of_user 1': the operations and weights of the
+    first design (the designs share the operation names; their weights are the file's to keep alike)."""
+    first = next(iter(profile.designs.values()))
+    return ", ".join(f"{o} {op.weight:g}" for o, op in first.operations.items())
+
+
 # ---- reading one, with every mistake at once ------------------------------------------------------------
 
 def load_profile(path: str | Path) -> Profile:
