@@ -5,7 +5,6 @@ servers' traces show what each shape costs a request."""
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.patterns.distorted_replicas import cassandra as dr
 from labkit.patterns.distorted_replicas.cassandra import DistortedReplicas
 from labkit.patterns.distorted_replicas.cassandra_routing import ShardRouting, shard_keyspace, trace_route
@@ -15,10 +14,12 @@ from labkit.runner import run
 PUBLICATIONS = 600
 
 
+SHARED_CLUSTERS = ("two_datacenters",)
+
+
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCassandraCluster(nodes=2, dcs=2) as c:
-        yield c
+def cluster(shared_clusters):
+    return shared_clusters.get("two_datacenters", __name__)
 
 
 def run_closed(workload, **kwargs):

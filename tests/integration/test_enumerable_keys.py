@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.clusters.standin.couchbase import StandinCouchbase
 from labkit.clusters.standin.mongodb import StandinMongo
 from labkit.patterns import enumerable_keys as ek
 from labkit.patterns.enumerable_keys import core
 from labkit.runner import run
 
-SERVERS = {"cassandra": lambda: LocalCassandraCluster(nodes=1), "mongodb": StandinMongo, "couchbase": StandinCouchbase}
+SERVERS = {"cassandra": None, "mongodb": StandinMongo, "couchbase": StandinCouchbase}  # Cassandra: the shared node
+SHARED_CLUSTERS = ("one_node",)
 
 
 @pytest.fixture(scope="module", params=sorted(SERVERS))
-def server(request):
+def server(request, shared_clusters):
+    if request.param == "cassandra":
+        yield shared_clusters.get("one_node", __name__)
+        return
     with SERVERS[request.param]() as cluster:
         yield cluster
 

@@ -10,7 +10,6 @@ import threading
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.clusters.standin.mongodb import StandinMongo
 from labkit.patterns.distorted_replicas import exercise as dr
 from labkit.patterns.enumerable_keys import exercise as ek
@@ -30,10 +29,12 @@ def failed_at(report, step_words: str, *said: str) -> None:
         assert words in detail, str(report)
 
 
+SHARED_CLUSTERS = ("one_node", "two_datacenters")
+
+
 @pytest.fixture(scope="module")
-def one_node():
-    with LocalCassandraCluster(nodes=1) as cluster:
-        yield cluster
+def one_node(shared_clusters):
+    return shared_clusters.get("one_node", __name__)
 
 
 # ---- Index Table ---------------------------------------------------------------------------------
@@ -140,10 +141,9 @@ class CounterInOneProcess(uuid_key.UuidKeyExercise):
         return uuid.uuid4()
 
 
-def test_uuid_key_refuses_a_counter_kept_in_the_process(one_node):
-    one_node.stop()  # one cluster at a time: this test needs two datacenters
-    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
-        failed_at(uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2), "database's counter", "says 0")
+def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters):
+    cluster = shared_clusters.get("two_datacenters", __name__)  # one cluster at a time: the one-node cluster stops
+    failed_at(uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2), "database's counter", "says 0")
 
 
 # ---- Enumerable Keys (MongoDB stand-in) ----------------------------------------------------------

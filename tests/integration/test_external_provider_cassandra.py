@@ -13,17 +13,19 @@ import sys
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
+
+
+SHARED_CLUSTERS = ("one_node",)
 
 
 @pytest.fixture(scope="module")
-def course_cluster():
-    with LocalCassandraCluster(nodes=1) as c:
-        s = c.session()
-        s.execute("CREATE KEYSPACE IF NOT EXISTS course_data WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
-        s.execute("CREATE TABLE IF NOT EXISTS course_data.grades (student text PRIMARY KEY, grade int)")
-        s.execute("INSERT INTO course_data.grades (student, grade) VALUES ('ada', 6)")
-        yield c
+def course_cluster(shared_clusters):
+    c = shared_clusters.get("one_node", __name__)
+    s = c.session()
+    s.execute("CREATE KEYSPACE IF NOT EXISTS course_data WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}")
+    s.execute("CREATE TABLE IF NOT EXISTS course_data.grades (student text PRIMARY KEY, grade int)")
+    s.execute("INSERT INTO course_data.grades (student, grade) VALUES ('ada', 6)")
+    return c
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,17 @@ import pytest
 from cassandra import ConsistencyLevel
 from cassandra.cluster import NoHostAvailable
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
 from labkit.faults import Toxiproxy, heal_all, partition
 from labkit.faults.partition import rules
 
 
+SHARED_CLUSTERS = ("two_datacenters",)
+
+
 @pytest.fixture(scope="module")
-def two_dcs():
-    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
-        yield cluster
+def two_dcs(shared_clusters):
+    yield shared_clusters.get("two_datacenters", __name__)
     heal_all()
 
 

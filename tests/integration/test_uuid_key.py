@@ -6,7 +6,6 @@ import uuid
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.faults import Toxiproxy, heal_all
 from labkit.faults.partition import rules
 from labkit.patterns.uuid_key import cassandra as uuid_key
@@ -15,10 +14,12 @@ USERS = 60  # per region
 THREADS = 4
 
 
+SHARED_CLUSTERS = ("two_datacenters",)
+
+
 @pytest.fixture(scope="module")
-def two_regions():
-    with LocalCassandraCluster(nodes=2, dcs=2) as cluster:
-        yield cluster
+def two_regions(shared_clusters):
+    yield shared_clusters.get("two_datacenters", __name__)
     heal_all()
 
 

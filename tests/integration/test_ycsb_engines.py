@@ -13,17 +13,18 @@ import pandas as pd
 import pytest
 from cassandra.query import SimpleStatement
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.runner import run
 from labkit.workloads.ycsb import WORKLOAD
 from labkit.workloads.ycsb.cassandra import KEYSPACE, TABLE
 from labkit.workloads.ycsb.core import key_name
 
 
+SHARED_CLUSTERS = ("one_node",)
+
+
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCassandraCluster(nodes=1) as c:
-        yield c
+def cluster(shared_clusters):
+    return shared_clusters.get("one_node", __name__)
 
 
 def ycsb(cluster, approach, phase="mix", **settings):
@@ -117,8 +118,8 @@ def test_an_a_a_control_measures_the_noise_floor_on_a_real_node(cluster):
     assert "noise floor on this machine (cassandra 5.0" in sentence and "3 blocks" in sentence and "4 threads" in sentence
 
 
-def test_labkit_run_ycsb_paces_each_offered_load(cluster, tmp_path):
-    cluster.stop()  # the CLI starts its own cluster: one at a time
+def test_labkit_run_ycsb_paces_each_offered_load(shared_clusters, tmp_path):
+    shared_clusters.stop()  # the CLI starts its own cluster: one at a time
     labkit = str(Path(sys.executable).with_name("labkit"))
     out = tmp_path / "ycsb.csv"
     done = subprocess.run([labkit, "run", "ycsb", "--workload", "c,a", "--target", "100,300", "--seconds", "1", "--threads", "8",
