@@ -54,8 +54,10 @@ QUICK = [
                before_s=5, expect_s=2, after_s=5),
     TacticScenario("node-cpu-0.5", "read-heavy", lambda: tactics.SetNodeCpu(0.5), 3, 0.25, 600, before_s=5, expect_s=2, after_s=5,
                restore=_budget_back(0.25)),
-    TacticScenario("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, before_s=5, expect_s=40, after_s=5),
-    TacticScenario("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=3000, before_s=5, expect_s=40, after_s=6),
+    # expect_s: the quick run's measured time to effect (19.5 s and 22.7 s on 2 cores, 2026-11-26) plus about a third;
+    # a slower machine only shortens the "after" window (the run waits for the tactic and says so)
+    TacticScenario("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, before_s=5, expect_s=26, after_s=5),
+    TacticScenario("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=3000, before_s=5, expect_s=30, after_s=6),
 ]
 
 CLASSROOM = [

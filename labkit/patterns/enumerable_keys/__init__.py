@@ -26,9 +26,9 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "write": NamedSweep("write", (1,), (2, 6, 10), 300),
+            "write": NamedSweep("write", (1,), (2, 10), 300),
             "volume": NamedSweep("volume", (1,), (1,), 100, repeats=3),
-            "paginate": NamedSweep("paginate", (1,), (2, 6, 10), 300, PAGINATE_QUICK),
+            "paginate": NamedSweep("paginate", (1,), (2, 10), 300, PAGINATE_QUICK),
         },
         "classroom": {
             "write": NamedSweep("write", (3,), tuple(range(10, 101, 10)), 3000),

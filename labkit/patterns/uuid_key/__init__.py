@@ -24,7 +24,7 @@ PATTERN = Pattern(
     ),
     sizes={
         "quick": {
-            "availability": NamedSweep("availability", (2,), (2, 4, 6), 2 * 40, {"one_way_ms": 70}),
+            "availability": NamedSweep("availability", (2,), (2, 4, 6), 2 * 20, {"one_way_ms": 70}),  # naive: ~7/s at 70 ms one way
             "partition": NamedSweep("partition", (2,), (4,), 2 * 50),
         },
         "classroom": {

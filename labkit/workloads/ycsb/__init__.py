@@ -54,7 +54,7 @@ WORKLOAD = Pattern(
             "mix": NamedSweep("mix", (1,), (4, 16), 600, QUICK, warmup=300),
             "primary-key": NamedSweep("mix", (1,), (4, 16), 600, {**QUICK, **PRIMARY_KEY}, warmup=600, approaches=("baseline/a",)),
             "offered-load": NamedSweep("offered-load", (1,), (32,), 600, QUICK, warmup=300, node_cpu=0.5,
-                                 targets=(100, 200, 400, 800, 1600, 3200), target_seconds=2, past_knee=2,
+                                 targets=(100, 400, 1600, 3200), target_seconds=2, past_knee=2,
                                  approaches=("baseline/c", "baseline/e")),
             "cache": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 12000, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
             "cache-fits": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 1500, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
