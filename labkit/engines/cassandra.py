@@ -72,6 +72,7 @@ def connect(
         control_connection_timeout=connect_timeout,
         schema_metadata_enabled=metadata,
         token_metadata_enabled=metadata,
+        max_schema_agreement_wait=0,  # execute_ddl waits for agreement itself, asking each node (see wait_for_schema_agreement)
     )
     try:
         return cluster.connect(keyspace)
@@ -118,9 +119,27 @@ def server_version(session: Session) -> str:
     return session.execute("SELECT release_version FROM system.local").one().release_version
 
 
-def wait_for_schema_agreement(session: Session, timeout: float = 60) -> None:
-    if not session.cluster.control_connection.wait_for_schema_agreement(wait_time=timeout):
-        raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+def wait_for_schema_agreement(session: Session, timeout: float = 60, interval: float = 0.05) -> None:
+    """Every live node reports the same schema version in its own system.local.
+
+    Why not the driver's wait: it reads the other nodes' versions from system.peers, which gossip updates
+    about once a second, so each schema change on a multi-node cluster cost about a second; a node applies a
+    change as soon as it is pushed to it, and asking each node directly sees that within milliseconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up]
+        try:
+            versions = {session.execute(_LOCAL_SCHEMA, host=h).one().schema_version for h in hosts}
+        except Exception:  # a node whose connection pool is still opening: ask again
+            versions = set()
+        if len(versions) == 1:
+            return
+        if time.monotonic() > deadline:
+            raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+        time.sleep(interval)
+
+
+_LOCAL_SCHEMA = SimpleStatement("SELECT schema_version FROM system.local", consistency_level=ConsistencyLevel.ONE)
 
 
 def _schema_not_there_yet(exc: BaseException) -> bool:
