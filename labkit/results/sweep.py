@@ -6,7 +6,7 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
@@ -157,6 +157,12 @@ class SweepPlan:
         return len(self.nodes) * per_block * len(self.threads) * len(self.targets) * self.repeats
 
 
+def nodes_in_order(nodes: Iterable[int], running: int | None) -> list[int]:
+    """The plan's node counts, the running cluster's first when the plan has it (a restart saved)."""
+    nodes = list(nodes)
+    return [running] + [n for n in nodes if n != running] if running in nodes else nodes
+
+
 def sweep(
     plan: SweepPlan,
     *,
@@ -169,6 +175,7 @@ def sweep(
     server_meter_for: Callable[[], Any] | None = None,
     echo: Callable[[str], None] | None = None,
     cold: Callable[[], bool] | None = None,
+    running: Callable[[], int | None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Run the plan and yield one row per measured run, appending each to `store` as soon as it is measured.
 
@@ -180,7 +187,9 @@ def sweep(
     run. A cancelled run is still recorded (complete=False), then the sweep ends; an exception ends it too,
     but every row measured before it is already stored. `server_meter_for()` (e.g. `ClusterSlot.cpu_meter`)
     gives each run a meter of the nodes' CPU, for server CPU per transaction and the `limit` column. `echo`
-    gets the plan's client advice (if any) before the first run.
+    gets the plan's client advice (if any) before the first run. `running()` gives the node count of the
+    cluster already up (None: none); when the plan has it, that size goes first, so it is measured on the
+    running cluster instead of being stopped and started again (the other sizes keep the plan's order).
     """
     plan.check()
     advice = plan.client_advice()
@@ -203,7 +212,7 @@ def sweep(
             if callable(close):
                 close()  # the driver connections of this run's workload
 
-    for nodes in plan.nodes:
+    for nodes in nodes_in_order(plan.nodes, running() if running is not None else None):
         cluster = cluster_for(nodes)
         warmed = plan.warmup_block and (cold() if cold is not None else True)
         if warmed:

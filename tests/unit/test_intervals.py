@@ -12,6 +12,7 @@ from fakes import CountingWorkload
 from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
 from labkit.results import SweepPlan, sweep
+from labkit.results.sweep import nodes_in_order
 from labkit.results.intervals import (TOO_FEW, WITHIN_NOISE, control_ratios, noise_floor, paired_ratios, ratio_interval, ratio_table,
                                      unpaired_ratio_interval,
                                       ratio_text)
@@ -142,6 +143,22 @@ def test_a_cold_cluster_gets_one_unmeasured_warm_up_block_first():
     assert len(rows) == plan.runs == 16
     assert {r["warmup_block"] for r in rows if r["nodes"] == 1} == {True} and {r["warmup_block"] for r in rows if r["nodes"] == 2} == {False}
     assert any("warm-up block" in line and "not measured" in line for line in said)
+
+
+def test_the_node_count_already_running_goes_first_and_is_not_warmed_again():
+    made, started = [], []
+    plan = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[2], nodes=[1, 3], operations=10, repeats=1)
+    colds = iter([False, True])  # the running 3-node cluster was warmed by an earlier sweep; the 1-node one is fresh
+
+    def cluster_for(n):
+        started.append(n)
+        return fake_cluster(n)
+
+    rows = list(sweep(plan, cluster_for=cluster_for, workload_for=lambda a, c: made.append((a, c.nodes)) or CountingWorkload(),
+                      cold=lambda: next(colds), running=lambda: 3))
+    assert started == [3, 1] and [r["nodes"] for r in rows] == [3, 3, 1, 1]
+    assert made == [("naive", 3), ("pattern", 3), ("naive", 1), ("pattern", 1), ("naive", 1), ("pattern", 1)]  # 1 node: block first
+    assert nodes_in_order([1, 3], None) == [1, 3] and nodes_in_order([1, 3], 2) == [1, 3] and nodes_in_order([1, 2, 4], 4) == [4, 1, 2]
 
 
 def test_an_a_a_control_runs_one_approach_twice_per_block():
