@@ -52,6 +52,11 @@ def parse_range(text: str) -> list[int]:
         ) from None
 
 
+SELF_WARMING_RUN = 1500
+"""Unbudgeted warm-up transactions inside each run from which a sweep needs no warm-up block: with 1,500 the
+first measured block landed 0-3% from the later ones without the block (benchmarks/warmup_block.py)."""
+
+
 @dataclass
 class SweepPlan:
     """What to measure: every combination of nodes x approaches x threads, `repeats` times each.
@@ -84,14 +89,22 @@ class SweepPlan:
     """With targets: after this many overloaded offered loads in a row (results.offered_load.keeps_up),
     skip the higher ones of that curve; the knee is already found and each further load only takes longer.
     With repeats, an offered load counts as overloaded when most of its repeats did not keep up."""
-    warmup_block: bool = True
+    warmup_block: bool | None = None
     """Before the first measured run on a cluster the sweep started (or found cold), run every approach once
     at the highest thread count and the first offered load, unmeasured: the first runs on a fresh cluster
     (cold caches, JIT, a budget's first periods) land far from the later ones, and would otherwise fall on
-    whichever approach runs first."""
+    whichever approach runs first. None (the default): a block unless every run warms up by itself with at
+    least SELF_WARMING_RUN transactions, where the block was measured to change nothing beyond noise
+    (benchmarks/README.md, the warm-up block); True or False: always or never."""
     control: str | None = None
     """An A/A control: this approach runs twice in every block, the second time recorded with
     control_copy=True; the spread of copy / first is the noise floor of the sweep (results.intervals)."""
+
+    def wants_warmup_block(self) -> bool:
+        """Whether a cold cluster gets the warm-up block (see `warmup_block`)."""
+        if self.warmup_block is not None:
+            return bool(self.warmup_block)
+        return int(self.run_options.get("warmup") or 0) < SELF_WARMING_RUN
 
     def operations_at(self, target: float | None) -> int:
         """Transactions of one run at an offered load."""
@@ -214,7 +227,11 @@ def sweep(
 
     for nodes in nodes_in_order(plan.nodes, running() if running is not None else None):
         cluster = cluster_for(nodes)
-        warmed = plan.warmup_block and (cold() if cold is not None else True)
+        fresh = cold() if cold is not None else True  # asked once per cluster: the sweep's runs warm it either way
+        warmed = fresh and plan.wants_warmup_block()
+        if fresh and not warmed and plan.warmup_block is None and echo is not None:
+            echo(f"no warm-up block on the {nodes}-node cluster: each run first warms up with {plan.run_options['warmup']} "
+                 "unmeasured transactions of its own")
         if warmed:
             first_threads, first_target = max(plan.threads), plan.targets[0]  # the most in flight: the shortest run that warms every path
             if echo is not None:

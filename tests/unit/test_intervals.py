@@ -12,7 +12,7 @@ from fakes import CountingWorkload
 from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
 from labkit.results import SweepPlan, sweep
-from labkit.results.sweep import nodes_in_order
+from labkit.results.sweep import SELF_WARMING_RUN, nodes_in_order
 from labkit.results.intervals import (TOO_FEW, WITHIN_NOISE, control_ratios, noise_floor, paired_ratios, ratio_interval, ratio_table,
                                      unpaired_ratio_interval,
                                       ratio_text)
@@ -143,6 +143,19 @@ def test_a_cold_cluster_gets_one_unmeasured_warm_up_block_first():
     assert len(rows) == plan.runs == 16
     assert {r["warmup_block"] for r in rows if r["nodes"] == 1} == {True} and {r["warmup_block"] for r in rows if r["nodes"] == 2} == {False}
     assert any("warm-up block" in line and "not measured" in line for line in said)
+
+
+def test_runs_that_warm_up_by_themselves_need_no_warm_up_block_unless_asked():
+    said = []
+    own = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[2], operations=10, run_options={"warmup": SELF_WARMING_RUN})
+    made = []
+    rows = list(sweep(own, cluster_for=fake_cluster, workload_for=lambda a, c: made.append(a) or CountingWorkload(), echo=said.append))
+    assert len(made) == len(rows) == 2 and not any(r["warmup_block"] for r in rows)
+    assert any("no warm-up block" in line and f"{SELF_WARMING_RUN} unmeasured transactions" in line for line in said)
+    short = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[2], operations=10, run_options={"warmup": SELF_WARMING_RUN - 1})
+    forced = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[2], operations=10, run_options={"warmup": 5000}, warmup_block=True)
+    assert short.wants_warmup_block() and forced.wants_warmup_block() and not own.wants_warmup_block()
+    assert SweepPlan(pattern="fan-out", approaches=["naive"], threads=[2], operations=10).wants_warmup_block()
 
 
 def test_the_node_count_already_running_goes_first_and_is_not_warmed_again():
