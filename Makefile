@@ -43,7 +43,7 @@ browser-deps:
 
 ## test: everything CI runs (unit, integration on real servers, notebooks under nbval)
 test: venv system-deps browser-deps
-	$(PY) -m pytest -q -p no:cacheprovider --durations=25 tests --nbval-lax --nbval-cell-timeout=900 notebooks
+	$(PY) -m pytest -q -p no:cacheprovider --durations=25 --junitxml=build/junit.xml tests --nbval-lax --nbval-cell-timeout=900 notebooks
 
 unit: venv
 	$(PY) -m pytest -q tests/unit

@@ -1,0 +1,74 @@
+"""Where `make test`'s time goes: seconds per part of the suite, from the JUnit report it writes.
+
+Why: the README's table of the test suite's parts (and the budget of 40 minutes) comes from here, not
+from a reading of a log by eye.
+
+    make test                                   # writes build/junit.xml
+    .venv/bin/python benchmarks/test_suite_parts.py build/junit.xml [--modules]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import xml.etree.ElementTree as ET
+
+PARTS = (  # (path prefix, part), the first that matches
+    ("tests/integration/", "integration tests (real clusters)"),
+    ("notebooks/", "notebooks under nbval (quick)"),
+    ("tests/soak/", "soak (20 up/run/down cycles)"),
+    ("tests/unit/", "unit tests"),
+    ("tests/notebooks/", "exercises and solutions, nbgrader course"),
+    ("tests/browser/", "browser (JupyterLab in Chromium)"),
+    ("tests/compose/", "compose files (docker compose config)"),
+)
+
+
+def part_of(path: str) -> str:
+    return next((part for prefix, part in PARTS if path.startswith(prefix)), "other")
+
+
+def module_of(case: ET.Element) -> str:
+    """The test's file: nbval's cases name the notebook in `file`, pytest's in `classname` (dotted)."""
+    file = case.get("file")
+    if file:
+        return file
+    dotted = case.get("classname", "")
+    if dotted.startswith("notebooks."):
+        return dotted.replace(".", "/", 1)
+    parts = dotted.split(".")
+    while parts and parts[-1][:1].isupper():  # a test class
+        parts.pop()
+    return "/".join(parts) + ".py"
+
+
+def seconds_by(report: str, key) -> collections.Counter:
+    totals: collections.Counter = collections.Counter()
+    for case in ET.parse(report).getroot().iter("testcase"):
+        totals[key(module_of(case))] += float(case.get("time") or 0)
+    return totals
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("report", help="the JUnit XML pytest wrote (make test: build/junit.xml)")
+    parser.add_argument("--modules", action="store_true", help="also list each test file's seconds")
+    args = parser.parse_args(argv)
+    try:
+        parts = seconds_by(args.report, part_of)
+    except (OSError, ET.ParseError) as exc:
+        print(f"cannot read {args.report}: {exc}; run `make test` first (it writes build/junit.xml)", file=sys.stderr)
+        return 1
+    for part, secs in parts.most_common():
+        print(f"{secs:8.0f} s  {part}")
+    print(f"{sum(parts.values()):8.0f} s  all tests (pytest's own start and collection not included)")
+    if args.modules:
+        print()
+        for module, secs in seconds_by(args.report, lambda m: m).most_common():
+            print(f"{secs:8.0f} s  {module}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
