@@ -124,10 +124,15 @@ def wait_for_schema_agreement(session: Session, timeout: float = 60, interval: f
 
     Why not the driver's wait: it reads the other nodes' versions from system.peers, which gossip updates
     about once a second, so each schema change on a multi-node cluster cost about a second; a node applies a
-    change as soon as it is pushed to it, and asking each node directly sees that within milliseconds."""
+    change as soon as it is pushed to it, and asking each node directly sees that within milliseconds. A
+    session held to one datacenter cannot ask the others' nodes: it waits the driver's way."""
     deadline = time.monotonic() + timeout
     while True:
-        hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up]
+        hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up is not False]  # None: a node it does not watch
+        if any(h not in session.get_pool_state() for h in hosts):  # a node this session does not talk to (another datacenter)
+            if not session.cluster.control_connection.wait_for_schema_agreement(wait_time=max(1.0, deadline - time.monotonic())):
+                raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+            return
         try:
             versions = {session.execute(_LOCAL_SCHEMA, host=h).one().schema_version for h in hosts}
         except Exception:  # a node whose connection pool is still opening: ask again
