@@ -81,9 +81,14 @@ class ClusterSlot:
     def nodes(self) -> int | None:
         return len(self.cluster.nodes) if self.cluster is not None else None
 
+    @property
+    def running_nodes(self) -> int | None:
+        """The node count of the cluster the slot holds while any of its nodes serves, else None."""
+        return self.nodes if self.cluster is not None and self.cluster.live_nodes() else None
+
     def ensure(self, nodes: int) -> Any:
         """The running cluster if it has `nodes` nodes; otherwise stop it and start one that has."""
-        if self.cluster is not None and self.nodes == nodes and self.cluster.live_nodes():
+        if self.running_nodes == nodes:
             return self.cluster
         if self.cluster is not None:
             whose = " `labkit up` started" if self._adopted() else ""

@@ -126,21 +126,27 @@ def wait_for_schema_agreement(session: Session, timeout: float = 60, interval: f
     about once a second, so each schema change on a multi-node cluster cost about a second; a node applies a
     change as soon as it is pushed to it, and asking each node directly sees that within milliseconds. A
     session held to one datacenter cannot ask the others' nodes: it waits the driver's way."""
-    deadline = time.monotonic() + timeout
+    hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up is not False]  # None: a node it does not watch
+    if any(h not in session.get_pool_state() for h in hosts):  # a node this session does not talk to (another datacenter)
+        agreed = session.cluster.control_connection.wait_for_schema_agreement(wait_time=timeout)
+    else:
+        agreed = _each_node_agrees(session, time.monotonic() + timeout, interval)
+    if not agreed:
+        raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+
+
+def _each_node_agrees(session: Session, deadline: float, interval: float) -> bool:
+    """Ask every live node its schema version until they are one (True) or the deadline passes (False)."""
     while True:
-        hosts = [h for h in session.cluster.metadata.all_hosts() if h.is_up is not False]  # None: a node it does not watch
-        if any(h not in session.get_pool_state() for h in hosts):  # a node this session does not talk to (another datacenter)
-            if not session.cluster.control_connection.wait_for_schema_agreement(wait_time=max(1.0, deadline - time.monotonic())):
-                raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
-            return
         try:
-            versions = {session.execute(_LOCAL_SCHEMA, host=h).one().schema_version for h in hosts}
+            versions = {session.execute(_LOCAL_SCHEMA, host=h).one().schema_version
+                        for h in session.cluster.metadata.all_hosts() if h.is_up}
         except Exception:  # a node whose connection pool is still opening: ask again
             versions = set()
         if len(versions) == 1:
-            return
+            return True
         if time.monotonic() > deadline:
-            raise LabkitError(f"the nodes did not agree on one schema version within {timeout:.0f} s; check `labkit status`")
+            return False
         time.sleep(interval)
 
 

@@ -137,7 +137,7 @@ class PatternSweep:
                 self.resources = dict(extra)
                 yield from sweep(self.plan, cluster_for=cluster_for, workload_for=workload_for, store=store, cancel=cancel,
                                  on_result=on_result, progress=progress, server_meter_for=slot.cpu_meter, echo=echo,
-                                 cold=slot.take_cold, running=lambda: slot.nodes if slot.cluster is not None and slot.cluster.live_nodes() else None)
+                                 cold=slot.take_cold, running=lambda: slot.running_nodes)
 
     def _open_clients(self, stack: contextlib.ExitStack, echo: Callable[[str], None]) -> dict[str, str]:
         """With `clients`: connect to the Dask workers (closed by `stack`), refuse other versions, hand the
