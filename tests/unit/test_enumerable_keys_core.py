@@ -69,6 +69,41 @@ def test_deleted_comments_are_explained_gaps_and_readers_never_see_them():
     assert result.verification.checks == {"comments": 44, "new": 0, "deleted": 11, "pages_checked": 5}
 
 
+class CountingComments(MemoryComments):
+    """Shares one dict between instances (one post in one store) and counts the comments added."""
+
+    shared: dict[int, str] = {}
+    added = 0
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.rows = CountingComments.shared
+
+    def add(self, tx, text):
+        CountingComments.added += 1
+        self.counter = max(self.rows, default=0)
+        super().add(tx, text)
+
+    def read_page(self, tx, cursor):
+        top = max(self.rows, default=0) if cursor is None else cursor
+        return core.page_of_numbers(top, lambda numbers: [(n, self.rows[n]) for n in numbers if n in self.rows])
+
+
+def test_paginate_runs_on_one_post_load_it_once_and_again_when_the_store_changed():
+    CountingComments.shared, CountingComments.added = {}, 0
+    first = run(CountingComments("pattern", "paginate", comments=55, delete_every=5), threads=2, operations=40)
+    second = run(CountingComments("pattern", "paginate", comments=55, delete_every=5), threads=3, operations=40)
+    assert CountingComments.added == 55  # the second run read what the first loaded
+    for result in (first, second):
+        assert result.verification.ok, str(result.verification)
+        assert result.verification.checks == {"comments": 44, "new": 0, "deleted": 11, "pages_checked": 5}
+    CountingComments.shared.pop(max(CountingComments.shared))  # the store no longer holds what was loaded
+    third = run(CountingComments("pattern", "paginate", comments=55, delete_every=5), threads=2, operations=40)
+    assert CountingComments.added == 110 and third.verification.ok, str(third.verification)
+    other = run(CountingComments("pattern", "paginate", comments=60, delete_every=5), threads=2, operations=40)  # other settings: its own load
+    assert CountingComments.added == 170 and other.verification.checks["comments"] == 48
+
+
 def test_volume_runs_keep_what_earlier_runs_wrote():
     store = MemoryComments("naive", "volume")
     run(store, threads=1, operations=30)
