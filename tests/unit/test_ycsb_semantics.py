@@ -209,3 +209,25 @@ def test_a_sweep_names_the_approaches_it_compares_by_default():
     assert WORKLOAD.sweep_plan("classroom", "offered-load").approaches == ["baseline/a", "baseline/b", "baseline/c", "baseline/e"]
     assert WORKLOAD.sweep_plan("quick", "mix").approaches == list(WORKLOAD.approaches_for("mix"))
     assert WORKLOAD.named_sweep("quick", "cache", {"cache": {"approaches": ["baseline/b"]}}).approaches == ("baseline/b",)
+
+
+def test_verify_counts_each_workers_inserts_up_to_its_first_absent_key_with_few_probes():
+    from labkit.workloads.ycsb.core import YcsbRun
+
+    class Probed(YcsbRun):
+        def __init__(self, held_per_worker):
+            self.configure("baseline/d", "mix", records=100, fields=1, field_length=4, max_scan=10, insert_order="hashed",
+                           distribution="default", tags=10)
+            self._workers = len(held_per_worker)
+            self.held = {key_name(insert_keynum(100, w, self._workers, i), "hashed") for w, n in enumerate(held_per_worker) for i in range(n)}
+            self.probes = 0
+
+        def exists(self, key):
+            self.probes += 1
+            return key in self.held
+
+    held = [0, 1, 7, 8, 9, 40, 300, 0]
+    probed = Probed(held)
+    assert probed.inserted_keys() == sum(held)
+    # one probe per worker beyond its inserts, in batches of 8, 16, 32...: not 256 for each worker that inserted little
+    assert probed.probes < sum(held) + 8 * len(held) + 256, probed.probes

@@ -333,6 +333,7 @@ class YcsbRun:
         return [self.exists(key) for key in keys]
 
     PROBE_BATCH = 256
+    FIRST_PROBE_BATCH = 8
     timeouts_retried = 0
     """Requests of the last count() that timed out and were sent again (a binding that retries sets it)."""
 
@@ -341,14 +342,15 @@ class YcsbRun:
         the first absent one."""
         found = 0
         for worker in range(self._workers):
-            count = 0
+            count, size = 0, self.FIRST_PROBE_BATCH  # most workers insert a handful: small batches first, doubling
             while True:
-                batch = [key_name(insert_keynum(self.records, worker, self._workers, count + i), self.insert_order) for i in range(self.PROBE_BATCH)]
+                batch = [key_name(insert_keynum(self.records, worker, self._workers, count + i), self.insert_order) for i in range(size)]
                 present = self.exists_many(batch)
                 held = present.index(False) if False in present else len(present)
                 count += held
                 if held < len(present):
                     break
+                size = min(2 * size, self.PROBE_BATCH)
             found += count
         return found
 
