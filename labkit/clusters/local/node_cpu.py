@@ -74,7 +74,8 @@ class NodeCpuMeter:
         warm-up queued (JIT compilation, flushes) finishes at full speed instead of inside the first
         measured seconds. The last window's rates are the nodes' idle background (`idle_cores`), which
         the measured window's reading subtracts for the CPU the transactions themselves cost. Returns
-        the seconds waited."""
+        the seconds waited. A second, not half: half-second readings of an idle node scatter four times
+        as widely (benchmarks/settle_window.py)."""
         began = time.monotonic()
         while time.monotonic() - began < timeout_s:
             before = self._cpu_now()
