@@ -11,7 +11,7 @@ from ..description import Pattern, Setting, NamedSweep
 from .bloom import CountingBloomFilter
 from .core import APPROACHES, GROUP_NAMES, GROUPS, NAME, PHASES, Corpus, Placement
 
-QUICK = {"publications": 2000}
+QUICK = {"publications": 1000}
 CLASSROOM = {"publications": 20000}  # the source: 3.1 million DBLP publications
 
 PATTERN = Pattern(
