@@ -132,6 +132,11 @@ class CommentStore(BaseWorkload):
         """Remove one comment (a reader deleted it)."""
         raise NotImplementedError
 
+    def delete_stored(self, n: int, text: str) -> None:
+        """Remove comment number `n` (as stored() numbers it); an engine whose keys are those numbers
+        removes the key directly instead of searching for the text."""
+        self.delete(text)
+
     def stored(self) -> list[tuple[int, str]]:
         """Every comment of the post as stored, newest first, with its number (pattern: its key's
         number; naive: its position in the list, counted from the oldest)."""
@@ -151,11 +156,6 @@ class CommentStore(BaseWorkload):
         return max(stored_numbers, default=0)
 
     # ---- the phases ------------------------------------------------------------------------------
-
-    def delete_stored(self, n: int, text: str) -> None:
-        """Remove comment number `n` (as stored() numbers it); an engine whose keys are those numbers
-        removes the key directly instead of searching for the text."""
-        self.delete(text)
 
     def setup(self) -> None:
         if self.reuse_loaded_post():
@@ -195,10 +195,9 @@ class CommentStore(BaseWorkload):
         keyspace does not: then the post is emptied and loaded again)."""
         if not self.preload or self.keep:
             return False
-        loaded = _LOADED.pop(self._loaded_key(), None)
+        loaded = _LOADED.get(self._loaded_key())
         if loaded is None or [text for _n, text in self.stored()] != loaded.before:
-            return False
-        _LOADED[self._loaded_key()] = loaded
+            return False  # the load that follows replaces the entry
         self.before, self.deleted, self.deleted_numbers = list(loaded.before), set(loaded.deleted), set(loaded.deleted_numbers)
         self.gaps_before, self.page_problems, self.reused_load = set(), [], True
         return True

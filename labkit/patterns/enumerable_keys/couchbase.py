@@ -92,7 +92,7 @@ class CouchbaseComments(ClusterPerProcess, CommentStore):
 
     def delete_stored(self, n: int, text: str) -> None:
         if self.naive:
-            self.delete(text)
+            super().delete_stored(n, text)
         else:
             self.collection.remove(self.key(n))  # the pattern's number is the key: no search
 
