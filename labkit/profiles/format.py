@@ -49,7 +49,8 @@ class Uniform(Strict):
 
 class Zipfian(Strict):
     """One of `n` values (0..n-1) where a few are hot: value k is drawn in proportion to 1/(k+1)^exponent
-    (YCSB's constant 0.99 by default)."""
+    (YCSB's constant 0.99 by default). A plain zipfian over the n values, so value 0 is the hottest (about
+    12% of draws for n = 2,000); YCSB's request distribution instead hashes ranks drawn over 10^10 items."""
     kind: Literal["zipfian"]
     n: Annotated[int, Field(ge=1)]
     exponent: Annotated[float, Field(gt=0, le=5)] = 0.99

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from labkit.errors import ConfigError
@@ -52,13 +53,58 @@ def test_zipfian_gives_the_hottest_ranks_their_exact_shares():
     assert all(0 <= r < 1000 for r in draws)
 
 
-def test_zipfian_keys_are_scattered_but_as_hot():
+# A separate copy of YCSB 0.17's ScrambledZipfianGenerator (constants and arithmetic as in its source:
+# ZipfianGenerator(0, ITEM_COUNT, 0.99, ZETAN), then Utils.fnvhash64(rank) % records), vectorised with numpy,
+# so the lab's chooser is compared with YCSB's, not with itself.
+YCSB_ITEM_COUNT = 10_000_000_000
+YCSB_ZETAN = 26.46902820178302
+
+
+def ycsb_fnvhash64(values: np.ndarray) -> np.ndarray:
+    """Java's long arithmetic: uint64 wraps like a long's two's complement; Math.abs of the signed result."""
+    h = np.full(values.shape, 0xCBF29CE484222325, dtype=np.uint64)
+    v = values.astype(np.uint64)
+    for _ in range(8):
+        h ^= v & np.uint64(0xFF)
+        h *= np.uint64(1099511628211)
+        v >>= np.uint64(8)
+    return np.abs(h.view(np.int64))
+
+
+def ycsb_scrambled_zipfian(records: int, draws: int, seed: int) -> np.ndarray:
+    items, theta = YCSB_ITEM_COUNT + 1, 0.99  # min 0, max ITEM_COUNT inclusive
+    alpha, zeta2 = 1 / (1 - theta), 1 + 0.5**theta
+    eta = (1 - (2.0 / items) ** (1 - theta)) / (1 - zeta2 / YCSB_ZETAN)
+    u = np.random.default_rng(seed).random(draws)
+    uz = u * YCSB_ZETAN
+    ranks = np.where(uz < 1.0, 0, np.where(uz < 1.0 + 0.5**theta, 1, (items * (eta * u - eta + 1) ** alpha).astype(np.int64)))
+    return ycsb_fnvhash64(ranks) % records
+
+
+def top_shares(counts: Counter, draws: int) -> tuple[float, float]:
+    ranked = [n for _, n in counts.most_common(10)]
+    return ranked[0] / draws, sum(ranked) / draws
+
+
+@pytest.mark.parametrize("records", [1000, 100_000])
+def test_zipfian_keys_take_the_shares_ycsb_gives_them(records):
+    draws = 1_000_000
+    keys, rng = KeyChooser("zipfian", records), random.Random(records)
+    ours = top_shares(Counter(keys.next(rng) for _ in range(draws)), draws)
+    ycsb = top_shares(Counter(ycsb_scrambled_zipfian(records, draws, seed=7).tolist()), draws)
+    assert abs(ours[0] - ycsb[0]) < 0.003 and abs(ours[1] - ycsb[1]) < 0.003, (ours, ycsb)
+    assert 0.036 < ycsb[0] < 0.041  # the hottest record: about 1/ZETAN = 3.8%, not the 12% of a zipfian over the records
+
+
+def test_zipfian_keys_are_scattered_and_the_hottest_is_ycsbs():
     keys = KeyChooser("zipfian", 1000)
     rng = random.Random(5)
     draws = Counter(keys.next(rng) for _ in range(100_000))
-    hottest, count = draws.most_common(1)[0]
-    assert hottest == fnv64(0) % 1000 != 0  # the hottest rank lands somewhere in the key space, not on key 0
-    assert abs(count / 100_000 - Zipfian(1000).share(0)) < 0.005
+    hottest = draws.most_common(1)[0][0]
+    assert hottest == int(ycsb_fnvhash64(np.array([0]))[0]) % 1000 != 0  # rank 0 lands where YCSB puts it, not on key 0
+    assert fnv64(0) == int(ycsb_fnvhash64(np.array([0]))[0])
+    big = np.array([3, 17, 255, 1 << 40, 9_999_999_999], dtype=np.int64)
+    assert [fnv64(int(v)) for v in big] == ycsb_fnvhash64(big).tolist()
 
 
 def test_latest_prefers_the_workers_newest_insert_and_only_asks_for_records_that_exist():

@@ -1,9 +1,10 @@
 """YCSB's core workload, engine-neutral: the mixes A-F (plus insert-mostly), the request distributions
-(uniform, zipfian with YCSB's constant 0.99, latest), key naming (hashed or ordered) and the choice of
-each transaction's operation. Engine bindings only say how to read, update, insert and scan a record.
+(uniform; zipfian as YCSB 0.17's scrambled zipfian: constant 0.99 over 10^10 items, hashed onto the
+records; latest, per client worker), key naming (hashed or ordered) and the choice of each
+transaction's operation. Engine bindings only say how to read, update, insert and scan a record.
 
-Written from YCSB's documented semantics (its CoreWorkload properties and the Gray et al. zipfian
-generator), not from its code."""
+Written from YCSB's documented semantics (its CoreWorkload properties, the Gray et al. zipfian generator
+and the constants of its ScrambledZipfianGenerator), not from its code."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ DISTRIBUTIONS = ("zipfian", "uniform", "latest")
 INSERT_ORDERS = ("hashed", "ordered")
 ZIPFIAN_CONSTANT = 0.99
 """YCSB's default skew: item i (0-based rank) is drawn with weight 1/(i+1)^0.99."""
+SCRAMBLED_ITEMS = 10_000_000_000
+"""YCSB 0.17's ScrambledZipfianGenerator.ITEM_COUNT: the zipfian is drawn over 10^10 ranks, whatever the
+record count, and each rank is hashed onto a record. (YCSB's later master raised it to 10^16 but kept the
+zeta below, which belongs to 10^10.)"""
+SCRAMBLED_ZETAN = 26.46902820178302
+"""YCSB's precomputed zeta(10^10, 0.99): the hottest rank takes 1/26.47 = 3.78% of all draws."""
 
 
 @dataclass(frozen=True)
@@ -88,13 +95,14 @@ _FNV_PRIME = 1099511628211
 
 
 def fnv64(value: int) -> int:
-    """FNV-1a over the 8 bytes of a 64-bit number, as YCSB hashes key numbers (a non-negative 63-bit result)."""
+    """FNV-1a over the 8 bytes of a 64-bit number, as YCSB's Utils.fnvhash64 hashes key numbers and zipfian
+    ranks: the product wraps at 64 bits and the result is the absolute value of that signed number."""
     h = _FNV_OFFSET
     for _ in range(8):
         h ^= value & 0xFF
         h = (h * _FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
         value >>= 8
-    return h & 0x7FFFFFFFFFFFFFFF
+    return (1 << 64) - h if h >> 63 else h
 
 
 def key_name(keynum: int, order: str = "hashed") -> str:
@@ -118,14 +126,14 @@ class Zipfian:
     extends the item count one item at a time without recomputing the normaliser (the latest distribution
     grows with every insert)."""
 
-    def __init__(self, n: int, theta: float = ZIPFIAN_CONSTANT):
+    def __init__(self, n: int, theta: float = ZIPFIAN_CONSTANT, zetan: float | None = None):
         if n < 1:
             raise ValueError("a zipfian needs at least one item")
         self.theta = theta
         self.alpha = 1.0 / (1.0 - theta)
         self.zeta2 = zeta(2, theta)
         self.n = n
-        self.zetan = zeta(n, theta)
+        self.zetan = zeta(n, theta) if zetan is None else zetan  # a precomputed zeta for item counts too large to sum
         self._refresh()
 
     def _refresh(self) -> None:
@@ -152,13 +160,29 @@ class Zipfian:
         return min(self.n - 1, int(self.n * (self.eta * u - self.eta + 1) ** self.alpha))
 
 
+class ScrambledZipfian:
+    """YCSB's default zipfian request distribution: a rank from a zipfian over 10^10 items, hashed (FNV-64)
+    onto one of `records` key numbers. The hot ranks land anywhere in the key space; the hottest record gets
+    about 1/zeta(10^10) = 3.8% of requests whatever the record count, less skewed than a zipfian over the
+    records themselves (12% for the hottest of 2,000)."""
+
+    def __init__(self, records: int):
+        self.records = records
+        self._ranks = Zipfian(SCRAMBLED_ITEMS + 1, zetan=SCRAMBLED_ZETAN)  # YCSB draws from 0..ITEM_COUNT inclusive
+
+    def next(self, rng: Any) -> int:
+        return fnv64(self._ranks.next(rng)) % self.records
+
+
 class KeyChooser:
     """Which record a read, update, scan or read-modify-write asks for, per one worker.
 
-    uniform: any loaded record alike. zipfian: a few hot records, scattered over the key space (the rank
-    is hashed onto a key number, YCSB's "scrambled" zipfian). latest: the newest records this worker
-    knows of are the hottest (rank 0 = its own last insert), falling back to the loaded records in reverse
-    load order; each worker only asks for records it knows exist, so a read never races an insert."""
+    uniform: any loaded record alike. zipfian: YCSB's scrambled zipfian (`ScrambledZipfian`). latest: a
+    zipfian over the records this worker knows of, the newest hottest (rank 0 = its own last insert),
+    falling back to the loaded records in reverse load order. YCSB's latest ranks from the newest record any
+    client's insert has acknowledged (one counter shared by its threads); here each worker counts only its
+    own inserts, so a read never asks for a record whose insert has not finished, and with W workers the
+    newest records are spread over W "hottest" ones."""
 
     def __init__(self, distribution: str, records: int):
         if distribution not in DISTRIBUTIONS:
@@ -168,7 +192,8 @@ class KeyChooser:
         self.distribution = distribution
         self.records = records
         self.inserted: list[int] = []  # key numbers this worker inserted, oldest first
-        self._zipf = Zipfian(records) if distribution != "uniform" else None
+        self._zipf = Zipfian(records) if distribution == "latest" else None
+        self._scrambled = ScrambledZipfian(records) if distribution == "zipfian" else None
 
     def note_insert(self, keynum: int) -> None:
         self.inserted.append(keynum)
@@ -178,9 +203,9 @@ class KeyChooser:
     def next(self, rng: Any) -> int:
         if self.distribution == "uniform":
             return rng.randrange(self.records)
-        rank = self._zipf.next(rng)
         if self.distribution == "zipfian":
-            return fnv64(rank) % self.records
+            return self._scrambled.next(rng)
+        rank = self._zipf.next(rng)
         mine = len(self.inserted)
         return self.inserted[mine - 1 - rank] if rank < mine else self.records - 1 - (rank - mine)
 
@@ -277,7 +302,7 @@ class YcsbRun:
 
     def shape(self) -> str:
         """What a loaded table holds, stored with it so a later run with the same shape skips the load."""
-        return (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags}"
+        return (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags} keys=fnv64abs"
                 + (" flushed" if self.phase == "cache" else ""))
 
     def sample_key(self) -> str:
