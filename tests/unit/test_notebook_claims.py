@@ -5,7 +5,10 @@ comes from: the sentence as the notebook says it, then each figure in the order 
 file, the rows (`where`), the column and how the rows reduce to it (one value, median, min, max, a range
 "a-b", or one reduction divided by another). A figure that no longer matches its rows (a re-run benchmark,
 an edited sentence) fails here, and so does an "Nx" figure in a notebook's text that no claim or quote
-accounts for. Quotes are figures from elsewhere (the source paper, a threshold, arithmetic), each with why.
+accounts for. Quotes are figures from elsewhere (the source paper, a threshold, arithmetic), each with why;
+a figure from a source document names the document and the passage, which must say it. Statements of how
+often a point ran ("3 blocks", "run twice") are figures too: a claim or quote must account for each, and a
+claim's `reduce = "blocks"` counts the committed rows' distinct `repeat` values.
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = ROOT / "notebooks" / "claims.toml"
 RESULTS = ROOT / "benchmarks" / "results"
 RATIO = re.compile(r"\d+(?:\.\d+)?\s?[x×](?![a-zA-Z])")
+COUNT_WORDS = {"once": 1, "twice": 2, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+REPEATS = re.compile(r"\b(?:run|ran|measured|repeated)\s+(?:once|twice|three times|\d+ times)\b"
+                     r"|\b(?:\d+|two|three|four|five|six|ten)\s+(?:interleaved\s+|paired\s+)?(?:blocks|repeats|rounds|pairs|series)\b", re.I)
+"""How often a point ran, as a notebook says it: each such statement is a figure a claim or quote accounts for."""
+SOURCE_FIGURE = re.compile(r"\d+(?:\.\d+)?\s?(?:%|percent\b|times\b|[x×](?![a-zA-Z]))")
+SEEDS = ROOT.parent / "shared" / "seeds"
 NUMBER = r"\d[\d,]*(?:\.\d+)?"
 
 
@@ -96,6 +105,12 @@ def reduce(spec: dict) -> list[float]:
     if spec.get("reduce") == "interval":
         found = interval(spec, chosen)
         return [found.estimate, found.low, found.high]
+    if spec.get("reduce") == "blocks":  # blocks (distinct repeats; with `across`, distinct (across..., repeat)) per point of `per`: the least
+        per, across = spec.get("per", []), spec.get("across", [])
+        blocks: dict[tuple, set[tuple]] = {}
+        for r in chosen:
+            blocks.setdefault(tuple(r[c] for c in per), set()).add(tuple(r[c] for c in across) + (r["repeat"],))
+        return [min(len(b) for b in blocks.values())]
     columns = spec["column"] if isinstance(spec["column"], list) else [spec["column"]]  # several: their values pooled
     values = [_number(r[c]) * spec.get("scale", 1.0) for r in chosen for c in columns]
     if "pair_on" in spec:  # row by row: each chosen row over the `divide_by` row with the same pair_on value
@@ -140,7 +155,7 @@ def test_each_quoted_figure_is_the_committed_result(claim):
         found = re.compile(r"(?<![\d.])" + re.escape(written) + r"(?![\d])").search(says, position)
         assert found, f"{written!r} is not in {says!r} after position {position}"
         position = found.end()
-        numbers = re.findall(NUMBER, written)
+        numbers = re.findall(NUMBER, written) or [str(COUNT_WORDS[w]) for w in re.findall(r"[a-z]+", written.lower()) if w in COUNT_WORDS][:1]
         computed = reduce(figure)
         if figure.get("reduce") == "interval":  # an effect whose interval holds 1 must be called what it is
             found = interval(figure, [r for r in rows(figure["file"]) if _matches(r, figure.get("where", {}))])
@@ -156,25 +171,101 @@ def test_each_quoted_figure_is_the_committed_result(claim):
             )
 
 
-def test_every_ratio_in_the_notebooks_is_claimed_or_quoted():
-    data = load()
-    covered: dict[str, list[str]] = {}
-    for entry in data["claim"] + data.get("quote", []):
-        covered.setdefault(entry["notebook"], []).append(re.sub(r"\s+", " ", entry["says"]))
+def _covered_spans(notebook: str, entries: list[dict]) -> list[tuple[int, int]]:
+    text = markdown(notebook)
+    return [(m.start(), m.end()) for e in entries if e["notebook"] == notebook for m in re.finditer(re.escape(re.sub(r"\s+", " ", e["says"])), text)]
+
+
+def _loose(pattern: re.Pattern, entries: list[dict]) -> list[str]:
+    """Matches of `pattern` in the notebooks' text that no entry's sentence contains."""
     loose = []
     for notebook in sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")):
-        text = markdown(notebook)
-        spans = [(m.start(), m.end()) for says in covered.get(notebook, []) for m in re.finditer(re.escape(says), text)]
-        for m in RATIO.finditer(text):
+        text, spans = markdown(notebook), _covered_spans(notebook, entries)
+        for m in pattern.finditer(text):
             if not any(a <= m.start() and m.end() <= b for a, b in spans):
                 loose.append(f"{notebook}: ...{text[max(0, m.start() - 60):m.end() + 20]}...")
+    return loose
+
+
+def test_every_ratio_in_the_notebooks_is_claimed_or_quoted():
+    data = load()
+    loose = _loose(RATIO, data["claim"] + data.get("quote", []))
     assert not loose, "figures no claim or quote in notebooks/claims.toml accounts for:\n" + "\n".join(loose)
 
 
-def test_quotes_say_why_they_are_not_our_results():
-    for quote in load().get("quote", []):
-        assert quote.get("why"), f"quote {quote['says']!r} needs a why"
-        assert re.sub(r"\s+", " ", quote["says"]) in markdown(quote["notebook"]), f"{quote['notebook']} no longer says {quote['says']!r}"
+def test_every_statement_of_how_often_a_point_ran_is_claimed_or_quoted():
+    """"each point run twice" beside a 3-block table is what this catches: the count is a figure like any other."""
+    data = load()
+    loose = _loose(REPEATS, data["claim"] + data.get("quote", []))
+    assert not loose, "statements of repeats no claim or quote accounts for (a claim with reduce = \"blocks\" checks the count):\n" + "\n".join(loose)
+
+
+def source_figures(notebook: str) -> list[str]:
+    """Figures the notebook attributes to a source document: every figure in a table column headed "source", and
+    every figure in prose that follows, within its sentence and 50 characters, the words "source" or "document 00N"."""
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text())["cells"]
+    found = []
+    for cell in (c for c in cells if c["cell_type"] == "markdown"):
+        header = None
+        for line in "".join(cell["source"]).split("\n"):
+            if not line.startswith("|"):
+                header = None
+                continue
+            parts = [x.strip() for x in line.strip().strip("|").split("|")]
+            if header is None:
+                header = parts
+            elif not set(line) <= set("|-: "):
+                found += [cell_text for head, cell_text in zip(header, parts) if "source" in head.lower() and SOURCE_FIGURE.search(cell_text)]
+        for paragraph in re.split(r"\n\s*\n", "".join(cell["source"])):
+            if paragraph.lstrip().startswith("|"):
+                continue  # tables: by column header, above
+            text = re.sub(r"\s+", " ", paragraph)
+            for m in SOURCE_FIGURE.finditer(text):
+                before = text[max(0, m.start() - 50):m.start()]
+                if re.search(r"\bsource\b|\bsource's\b|\bdocument 00\d\b", before.split(". ")[-1], re.I):
+                    found.append(text[max(0, m.start() - 40):m.end() + 10])
+    return found
+
+
+def test_every_source_figure_is_quoted_with_its_document_and_passage():
+    data = load()
+    quoted = [q for q in data.get("quote", []) if q.get("document")]
+    loose = []
+    for notebook in sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")):
+        says = [re.sub(r"\s+", " ", q["says"]) for q in quoted if q["notebook"] == notebook]
+        for figure in source_figures(notebook):
+            core = SOURCE_FIGURE.search(figure).group(0)
+            if not any(core in s and (s in figure or figure.strip() in s or _overlaps(s, figure)) for s in says):
+                loose.append(f"{notebook}: {figure}")
+    assert not loose, "figures attributed to a source document that no quote (with document and passage) accounts for:\n" + "\n".join(loose)
+
+
+def _overlaps(says: str, figure: str) -> bool:
+    """The quote and the detected text share the figure with at least a few words around it."""
+    core = SOURCE_FIGURE.search(figure).group(0)
+    i = figure.index(core)
+    return figure[max(0, i - 8):i + len(core) + 4].strip() in says
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason=f"the source documents are not beside the clone ({SEEDS})")
+def test_a_source_quote_is_what_its_document_says():
+    """Each quote that names a document: its passage is in that document, and each of its figures in the passage."""
+    documents = {p.name[:3]: re.sub(r"\s+", " ", p.read_text()) for p in SEEDS.glob("0*.txt")}
+    for quote in (q for q in load().get("quote", []) if q.get("document")):
+        doc = documents[quote["document"]]
+        passages = quote["passage"] if isinstance(quote["passage"], list) else [quote["passage"]]
+        passage = " ".join(re.sub(r"\s+", " ", p) for p in passages)
+        for part in passages:
+            assert re.sub(r"\s+", " ", part) in doc, f"document {quote['document']} does not say {part!r}"
+        said = set(re.findall(r"\d+(?:\.\d+)?", passage)) | {str(COUNT_WORDS[w]) for w in re.findall(r"[a-z]+", passage.lower()) if w in COUNT_WORDS}
+        derived = quote.get("derived")  # a figure the notebook computed from the passage's numbers ("3854 / 1714")
+        if derived:
+            assert set(re.findall(r"\d+(?:\.\d+)?", derived)) <= said, f"{derived!r}: its numbers must be in the passage"
+        for number in re.findall(r"\d+(?:\.\d+)?", re.sub(r"\s+", " ", quote["says"])):
+            if number in said:
+                continue
+            assert derived and _agrees(number, eval(derived, {"__builtins__": {}})), (  # noqa: S307 (our own file's arithmetic)
+                f"{quote['notebook']} quotes {number} from document {quote['document']} in {quote['says']!r}, but the passage does not say it")
 
 
 def test_an_interval_claim_is_recomputed_from_paired_raw_rows(monkeypatch, tmp_path):
@@ -222,3 +313,14 @@ def test_the_checker_catches_a_drifted_figure():
     figure = dict(claim["figure"][0])
     (value,) = reduce(figure)[:1]
     assert not _agrees(f"{value * 1.2 + 0.05:.2f}", value)
+
+
+def test_a_count_of_blocks_is_checked_against_the_rows(monkeypatch):
+    """`reduce = "blocks"`: "run twice" beside rows of three repeats fails; "3 blocks" passes (this test's own guard)."""
+    raw = [{"approach": a, "repeat": str(i), "threads": str(t)} for a in ("naive", "pattern") for i in range(3) for t in (10, 40)]
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    spec = {"file": "x.csv", "reduce": "blocks", "per": ["approach"]}
+    assert reduce(spec) == [3] and reduce({**spec, "across": ["threads"]}) == [6]
+    assert REPEATS.search("each point run twice, in ABBA order") and REPEATS.search("3 interleaved blocks")
+    words = [str(COUNT_WORDS[w]) for w in re.findall(r"[a-z]+", "run twice") if w in COUNT_WORDS]
+    assert not _agrees(words[0], reduce(spec)[0])
