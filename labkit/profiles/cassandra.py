@@ -12,6 +12,7 @@ import bisect
 import hashlib
 import itertools
 import json
+import uuid
 from typing import Any
 
 from ..engines import cassandra as cql
@@ -24,10 +25,12 @@ MARKER_TABLE = "labkit_loaded"
 
 
 def design_hash(profile: Profile, design: str) -> str:
-    """What a loaded keyspace must match: the design's schema, columns and load, and the profile's seed."""
+    """What a loaded keyspace must match: the design's schema, columns and load (with its operations' steps), and
+    the profile's seed."""
     d = profile.designs[design]
     text = json.dumps({"seed": profile.seed, "schema": d.schema_cql, "columns": {k: v.model_dump() for k, v in d.columns.items()},
-                       "load": d.load.model_dump() if d.load else None}, sort_keys=True)
+                       "load": d.load.model_dump() if d.load else None,
+                       "load_operations": {o: d.operations[o].model_dump() for o in (d.load.operations if d.load else {})}}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -70,6 +73,7 @@ class DesignWorkload(CassandraWorkload):
             prepared = {name: self.session.prepare(text, keyspace=self.keyspace) for name, text in self.statement_texts().items()}
             for statement in prepared.values():
                 statement.consistency_level = self.consistency
+                statement.fetch_size = None  # every row in one reply, inside the step's timed call (no untimed later pages)
             self._statements = prepared
         return self._statements
 
@@ -77,10 +81,13 @@ class DesignWorkload(CassandraWorkload):
 
     def setup(self) -> None:
         """The design's keyspace and tables, unless the keyspace already holds this very design (marker row)."""
+        if not self._holds_this_design():
+            self.create_schema()
+        self.check_statements()
+
+    def create_schema(self) -> None:
+        """The keyspace dropped and made again with the design's tables and an empty marker table."""
         s = self.session
-        if self._holds_this_design():
-            self.check_statements()
-            return
         cql.execute_ddl(s, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
         cql.create_keyspace(s, self.keyspace, self.replication)
         ddl = cql.connect(self.addresses)  # a session of its own for the schema's unqualified names: the workload's never has a USE
@@ -91,7 +98,6 @@ class DesignWorkload(CassandraWorkload):
             cql.execute_ddl(ddl, f"CREATE TABLE IF NOT EXISTS {MARKER_TABLE} (design text PRIMARY KEY, hash text)")
         finally:
             ddl.cluster.shutdown()
-        self.check_statements()
 
     def check_statements(self) -> None:
         """Prepare every statement of the design once, at the first contact with the cluster and before any
@@ -126,7 +132,15 @@ class DesignWorkload(CassandraWorkload):
             rows = [values.row(list(self.design.columns)) for _ in range(load.rows)]  # one row's columns alike in every step
             for step in load.steps:
                 cql.write_all(s, s.prepare(step.cql, keyspace=self.keyspace), [[row[name] for name in step.bind] for row in rows])
+            self.run_load_operations(ColumnValues(self.design.columns, self.profile.seed + 1, worker=0, workers=1))
         s.execute(f"INSERT INTO {self.keyspace}.{MARKER_TABLE} (design, hash) VALUES (%s, %s)", (self.design_name, design_hash(self.profile, self.design_name)))
+
+    def run_load_operations(self, values: ColumnValues, draws: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        """The load's `operations`, each its number of times, unmeasured (`draws`: the values of each execution,
+        the same for every design when the answers are compared)."""
+        for name, times in (self.design.load.operations if self.design.load else {}).items():
+            for i in range(times):
+                self.run_operation(_UNTIMED, name, values, drawn=draws[name][i] if draws else None)
 
     def _holds_this_design(self) -> bool:
         s = self.session
@@ -144,20 +158,32 @@ class DesignWorkload(CassandraWorkload):
         name = self._op_names[bisect.bisect_right(self._cumulative, tx.rng.random() * self._cumulative[-1])]
         self.run_operation(tx, name, values)
 
-    def run_operation(self, tx: Any, name: str, values: ColumnValues) -> dict[str, list[Any]]:
-        """The operation's steps in order; each step's rows are kept for the steps after it. A generator column
-        has one value per execution, whichever steps bind it (a post and its index row name the same author)."""
+    def run_operation(self, tx: Any, name: str, values: ColumnValues | None = None, drawn: dict[str, Any] | None = None) -> dict[str, list[Any]]:
+        """The operation's steps in order; each step's rows are kept for the steps after it (after its `newest`
+        and `distinct`). A generator column has one value per execution, whichever steps bind it (a post and its
+        index row name the same author); `drawn` gives those values instead (two designs asked the same)."""
         prepared = self.statements
         results: dict[str, list[Any]] = {}
         steps = self.design.operations[name].steps
-        drawn = values.row([b for step in steps for b in step.bind if "." not in b])  # one draw per execution: steps agree
+        if drawn is None:
+            drawn = values.row(generator_binds(steps))  # one draw per execution: steps agree
         for step in steps:
             statement = prepared[f"{name}.{step.name}"]
             for row in (results[step.for_each] if step.for_each else [None]):
                 params = [bound(step, b, drawn, results, row) for b in step.bind]
                 results.setdefault(step.name, []).extend(tx.call(f"{name}.{step.name}", self.session.execute, statement, params))
-            results.setdefault(step.name, [])
+            results[step.name] = kept_rows(step, results.get(step.name, []))
         return results
+
+
+class _Untimed:
+    """Runs each step's call as it is: load operations and the answer check time nothing."""
+
+    def call(self, op: str, fn: Any, *args: Any) -> Any:
+        return fn(*args)
+
+
+_UNTIMED = _Untimed()
 
 
 class _TracingTx:
@@ -189,6 +215,37 @@ def access_paths(workload: DesignWorkload, samples: int = 3) -> list[dict[str, A
         row["steps"] = {step.name: per_execution(cql.summarise([r for s, r in tx.reports if s == step.name]), samples)
                         for step in operation.steps}
         out.append(row)
+    return out
+
+
+def generator_binds(steps: list[Step]) -> list[str]:
+    """The generator columns an operation's steps bind (not STEP.COLUMN references), each once."""
+    return list(dict.fromkeys(b for step in steps for b in step.bind if "." not in b))
+
+
+def time_order(value: Any) -> Any:
+    """What "newest" compares: a time-based UUID by the time inside it (a UUID's own order is not its time)."""
+    return value.time if isinstance(value, uuid.UUID) and value.version == 1 else value
+
+
+def kept_rows(step: Step, rows: list[Any]) -> list[Any]:
+    """A step's rows after what the client does with them: repeated rows dropped (`distinct`, first kept), then
+    the newest `keep` by the `by` columns (in that order, as a clustering sorts), newest first."""
+    if step.distinct:
+        rows = _first_of_each(rows)
+    if step.newest is not None:
+        by = step.newest.columns
+        rows = sorted(rows, key=lambda r: tuple(time_order(getattr(r, c)) for c in by), reverse=True)[: step.newest.keep]
+    return rows
+
+
+def _first_of_each(rows: list[Any]) -> list[Any]:
+    seen: set[tuple] = set()
+    out = []
+    for r in rows:
+        if tuple(r) not in seen:
+            seen.add(tuple(r))
+            out.append(r)
     return out
 
 

@@ -92,9 +92,51 @@ class Timestamp(Strict):
     kind: Literal["timestamp"]
 
 
-Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Template, Uuid, TimeUuid, Timestamp], Field(discriminator="kind")]
+class Real(Strict):
+    """A number with a fraction, from `low` to `high`, all alike (a price, a position, a reading)."""
+    kind: Literal["real"]
+    low: float = 0.0
+    high: float
 
-FITS = {  # which CQL column types each generator can fill
+
+class Boolean(Strict):
+    """True with probability `share` (a flag: read, archived, online)."""
+    kind: Literal["boolean"]
+    share: Annotated[float, Field(ge=0, le=1)] = 0.5
+
+
+class Date(Strict):
+    """A calendar day, from `days` days before the first of January 2026 up to that day, all alike."""
+    kind: Literal["date"]
+    days: Annotated[int, Field(ge=0, le=100_000)] = 365
+
+
+ScalarGenerator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Uuid, TimeUuid, Timestamp, Real, Boolean, Date],
+                            Field(discriminator="kind")]
+
+
+class Collection(Strict):
+    """A list or set column: from `low` to `high` elements (all alike), each drawn from `of` (a set keeps
+    distinct ones)."""
+    kind: Literal["collection"]
+    of: ScalarGenerator
+    low: Annotated[int, Field(ge=0)] = 0
+    high: Annotated[int, Field(ge=0, le=10_000)]
+
+
+class MapOf(Strict):
+    """A map column: from `low` to `high` entries, keys drawn from `keys`, values from `values`."""
+    kind: Literal["map"]
+    keys: ScalarGenerator
+    values: ScalarGenerator
+    low: Annotated[int, Field(ge=0)] = 0
+    high: Annotated[int, Field(ge=0, le=10_000)]
+
+
+Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Template, Uuid, TimeUuid, Timestamp, Real, Boolean, Date, Collection, MapOf],
+                      Field(discriminator="kind")]
+
+FITS = {  # which CQL column types each generator can fill (collections: see generator_fits)
     "sequence": {"int", "bigint", "smallint", "varint", "counter"},
     "uniform": {"int", "bigint", "smallint", "varint"},
     "zipfian": {"int", "bigint", "smallint", "varint"},
@@ -104,25 +146,72 @@ FITS = {  # which CQL column types each generator can fill
     "uuid": {"uuid"},
     "timeuuid": {"timeuuid"},
     "timestamp": {"timestamp", "bigint"},
+    "real": {"double", "float"},
+    "boolean": {"boolean"},
+    "date": {"date"},
+    "collection": {"list<...>", "set<...>"},
+    "map": {"map<..., ...>"},
 }
+
+
+def generator_fits(generator: Any, cql_type: str) -> bool:
+    """Whether `generator` can fill a column of `cql_type` (`frozen<...>` as its inside; a collection's
+    element type must fit its element generator)."""
+    t = re.sub(r"\s+", "", cql_type.lower())
+    frozen = re.fullmatch(r"frozen<(.*)>", t)
+    t = frozen.group(1) if frozen else t
+    if generator.kind == "collection":
+        inner = re.fullmatch(r"(?:list|set)<(.*)>", t)
+        return bool(inner) and generator_fits(generator.of, inner.group(1))
+    if generator.kind == "map":
+        inner = re.fullmatch(r"map<(.*)>", t)
+        parts = _split_top(inner.group(1)) if inner else []
+        return len(parts) == 2 and generator_fits(generator.keys, parts[0]) and generator_fits(generator.values, parts[1])
+    return t in FITS[generator.kind]
 
 
 # ---- operations -----------------------------------------------------------------------------------------
 
+class Newest(Strict):
+    """Keep the `keep` rows with the largest `by` (a timeuuid by its time), newest first: what a design does when
+    its table cannot return a partition's newest rows in order (a query through an index). `by` may list
+    columns, the later ones breaking ties, as a table's clustering columns do."""
+    by: Annotated[str, Field(pattern=NAME)] | Annotated[list[Annotated[str, Field(pattern=NAME)]], Field(min_length=1)]
+    keep: Annotated[int, Field(ge=1, le=100_000)]
+
+    @property
+    def columns(self) -> list[str]:
+        return [self.by] if isinstance(self.by, str) else list(self.by)
+
+
 class Step(Strict):
     """One CQL statement of an operation: `bind` names, in the order of its `?` markers, a column's generator
     (`room`) or a column an earlier step returned (`lookup.user_id`); `for_each` repeats the step once per
-    row an earlier step returned (its columns are then that row's)."""
+    row an earlier step returned (its columns are then that row's). The step reads every row the statement
+    returns, all pages, inside its timed call. `newest` then keeps the newest rows (over every repetition of a
+    for_each), and `distinct` drops repeated rows: work the client does, paid for by reading every row first."""
     name: Annotated[str, Field(pattern=NAME)]
     cql: Annotated[str, Field(min_length=1)]
     bind: list[str] = []
     for_each: str | None = None
+    newest: Newest | None = None
+    distinct: bool = False
+
+
+class Answer(Strict):
+    """What an operation returns, so that two designs can be checked to answer the same question: the
+    `columns` of its last step's rows (compared as a multiset, a timeuuid as its time), and `newest_first`
+    when the answer's order is part of it (by its first column)."""
+    columns: Annotated[list[Annotated[str, Field(pattern=NAME)]], Field(min_length=1)]
+    newest_first: bool = False
 
 
 class Operation(Strict):
     weight: Annotated[float, Field(gt=0)]
     """Its share of the mix, relative to the other operations' weights."""
     steps: Annotated[list[Step], Field(min_length=1)]
+    answer: Answer | None = None
+    """For an operation that reads: what it returns (the same in every design)."""
 
 
 class Load(Strict):
@@ -132,6 +221,9 @@ class Load(Strict):
     rows: Annotated[int, Field(ge=1, le=10_000_000)]
     steps: Annotated[list[Step], Field(min_length=1)]
     columns: dict[Annotated[str, Field(pattern=NAME)], Generator] = {}
+    operations: dict[Annotated[str, Field(pattern=NAME)], Annotated[int, Field(ge=1, le=1_000_000)]] = {}
+    """Operations run that many times after the steps, unmeasured, with the design's generators: data a design
+    keeps in step itself (each activity copied into every follower's feed), which a row at a time cannot load."""
 
 
 class Design(Strict):
@@ -216,7 +308,8 @@ def table_columns(schema: str) -> dict[str, dict[str, str]]:
         for part in _split_top(match.group(2)):
             words = part.strip().split()
             if len(words) >= 2 and words[0].lower() != "primary":
-                columns[words[0].lower()] = words[1].lower().rstrip(",")
+                kind = re.split(r"\s+(?:static|primary\s+key)\b", " ".join(words[1:]), flags=re.I)[0]
+                columns[words[0].lower()] = re.sub(r"\s+", "", kind.lower())
         tables[match.group(1).lower()] = columns
     return tables
 
@@ -275,18 +368,53 @@ def cross_checks(profile: Profile) -> list[str]:
                                     "generator that is not a template")
             if types and col not in types:
                 problems.append(f"designs.{d}.columns.{col}: no table of this design has a column {col!r} (its columns: {', '.join(sorted(types))})")
-            elif col in types and types[col] not in FITS[generator.kind]:
+            elif col in types and generator.kind != "template" and not generator_fits(generator, types[col]):
                 problems.append(f"designs.{d}.columns.{col}: a {generator.kind} generator cannot fill a {types[col]} column "
                                 f"(it fits {', '.join(sorted(FITS[generator.kind]))})")
+            elif col in types and generator.kind == "template" and types[col] not in FITS["template"]:
+                problems.append(f"designs.{d}.columns.{col}: a template generator cannot fill a {types[col]} column "
+                                f"(it fits {', '.join(sorted(FITS['template']))})")
         steps_of = {f"operations.{o}": op.steps for o, op in design.operations.items()}
         if design.load is not None:
             steps_of["load"] = design.load.steps
+            for o in design.load.operations:
+                if o not in design.operations:
+                    problems.append(f"designs.{d}.load.operations.{o}: no operation {o!r} in this design (it has {', '.join(design.operations)})")
             for i, step in enumerate(design.load.steps):
                 if step.for_each or any("." in b for b in step.bind):
                     problems.append(f"designs.{d}.load.steps[{i}]: a load step binds generator values only (no for_each, no STEP.COLUMN): "
                                     "load rows are written in bulk, not one operation at a time")
         for where, steps in steps_of.items():
             problems += _step_problems(f"designs.{d}.{where}", steps, design)
+        for o, op in design.operations.items():
+            problems += _answer_problems(f"designs.{d}.operations.{o}", op)
+    loaded_by = {d: dict(design.load.operations) if design.load else {} for d, design in profile.designs.items()}
+    if len({tuple(sorted(ops.items())) for ops in loaded_by.values()}) > 1:
+        problems.append(f"load.operations: the designs run different operations while loading ({', '.join(f'{d}: {ops or None}' for d, ops in loaded_by.items())}): "
+                        "every design must be loaded with the same data")
+    for o in every:
+        declared = {d: design.operations[o].answer for d, design in profile.designs.items() if o in design.operations}
+        if len({a.model_dump_json() if a else None for a in declared.values()}) > 1:
+            problems.append(f"operations.{o}.answer: the designs declare different answers ({', '.join(f'{d}: {a.columns if a else None}' for d, a in declared.items())}): "
+                            "an operation answers the same question in every design")
+    return problems
+
+
+def _answer_problems(where: str, op: Operation) -> list[str]:
+    """An answer's columns are what the last step returns; newest options name a selected column."""
+    problems = []
+    for i, step in enumerate(op.steps):
+        selected = selected_columns(step.cql)
+        for by in step.newest.columns if step.newest is not None and selected is not None else []:
+            if by.lower() not in selected:
+                problems.append(f"{where}.steps[{i}].newest.by: the step does not return {by!r} (it selects {', '.join(sorted(selected))})")
+        if (step.newest is not None or step.distinct) and not re.match(r"\s*select\b", step.cql, re.I):
+            problems.append(f"{where}.steps[{i}]: newest and distinct keep rows a SELECT returned; this step is not a SELECT")
+    if op.answer is not None:
+        last = selected_columns(op.steps[-1].cql)
+        missing = [c for c in op.answer.columns if last is not None and c.lower() not in last]
+        if missing:
+            problems.append(f"{where}.answer.columns: the last step does not return {', '.join(missing)} (it selects {', '.join(sorted(last or []))})")
     return problems
 
 

@@ -9,6 +9,7 @@ would not.
 from __future__ import annotations
 
 import bisect
+import datetime
 import itertools
 import random
 import string
@@ -22,6 +23,8 @@ from .format import Generator
 Draw = Callable[[random.Random], Any]
 
 LETTERS = string.ascii_lowercase + " " * 5  # words of about five letters
+DATE_EPOCH = datetime.date(2026, 1, 1)
+"""The newest day a date generator draws: fixed, so a seed replays the same days whatever the day it runs."""
 
 
 @lru_cache(maxsize=64)
@@ -64,6 +67,21 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
         return lambda rng: uuid.uuid1(node=rng.getrandbits(48), clock_seq=rng.getrandbits(14))
     if kind == "timestamp":
         return lambda rng: int(time.time() * 1000)
+    if kind == "real":
+        low, high = generator.low, generator.high
+        return lambda rng: rng.uniform(low, high)
+    if kind == "boolean":
+        share = generator.share
+        return lambda rng: rng.random() < share
+    if kind == "date":
+        days = generator.days
+        return lambda rng: DATE_EPOCH - datetime.timedelta(days=rng.randint(0, days))
+    if kind == "collection":
+        element, low, high = drawer(generator.of, worker, workers), generator.low, generator.high
+        return lambda rng: [element(rng) for _ in range(rng.randint(low, high))]  # a set column keeps the distinct ones
+    if kind == "map":
+        key, value, low, high = drawer(generator.keys, worker, workers), drawer(generator.values, worker, workers), generator.low, generator.high
+        return lambda rng: {key(rng): value(rng) for _ in range(rng.randint(low, high))}
     raise ValueError(f"no drawer for generator kind {kind!r}")  # the format admits no other kind
 
 

@@ -187,9 +187,40 @@ def test_a_profiles_designs_run_and_the_traces_show_their_access_paths(cluster):
             assert set(r.ops) <= {f"{o}.{s.name}" for o, op in profile.designs[design].operations.items() for s in op.steps}
             paths[design] = {p["operation"]: p for p in access_paths(w, samples=3)}
     assert paths["by_query"]["read_room"]["partitions_per_execution"] == 1 and paths["by_query"]["read_room"]["index_scans_per_execution"] == 0
-    assert paths["by_index"]["read_room"]["index_scans_per_execution"] >= 1  # LIMIT 20 may be met in the first range asked
+    assert paths["by_index"]["read_room"]["index_scans_per_execution"] >= NODES - 1  # every message of the room, newest kept by the client
     assert paths["by_index"]["rooms_of_user"]["index_scans_per_execution"] >= NODES - 1  # no LIMIT: a scatter-gather over the ring
     assert paths["by_query"]["post_message"]["replica_writes_per_execution"] == 2  # two tables, replication 1
+
+
+@pytest.mark.parametrize("name", ["chat", "starter", "index_table", "fan_out"])
+def test_an_example_profiles_designs_return_the_same_answers_on_the_same_data(cluster, name):
+    """Every example profile: the same rows in every design, each operation that declares its answer asked with
+    the same values, the declared columns compared as a multiset (in order where newest first). A design that
+    answers another question (a room's messages through an index with LIMIT 20: 20 in token order) fails."""
+    from pathlib import Path
+
+    import yaml
+
+    from labkit.profiles import load_profile, parse_profile
+    from labkit.profiles.answers import compare_designs
+
+    path = Path(__file__).resolve().parents[2] / "datasets" / "profiles" / f"{name}.yaml"
+    checks = compare_designs(load_profile(path), cluster, rows=1000, samples=25)
+    assert checks, f"{name}: no operation declares its answer"
+    wrong = [(c["operation"], c["asked"], c["differs"]) for c in checks if not c["same"]]
+    assert not wrong, f"{name}: designs answered differently: {wrong[:3]}"
+    for operation in {c["operation"] for c in checks}:  # not only empty answers agreeing
+        assert any(min(c["rows"].values()) > 0 for c in checks if c["operation"] == operation), (name, operation)
+    if name == "chat":  # the old naive design: LIMIT 20 through the index, and a room once per message (50 authors, so
+        data = yaml.safe_load(path.read_text())  # an author writes in a room more than once)
+        for design in data["designs"].values():
+            design["columns"]["author"]["high"] = 49
+        read = data["designs"]["by_index"]["operations"]["read_room"]["steps"][0]
+        read["cql"] += " LIMIT 20"
+        del read["newest"]
+        del data["designs"]["by_index"]["operations"]["rooms_of_user"]["steps"][0]["distinct"]
+        old = {c["operation"]: c for c in compare_designs(parse_profile(data), cluster, rows=1000, samples=25) if not c["same"]}
+        assert set(old) == {"read_room", "rooms_of_user"}, old.keys()
 
 
 @pytest.mark.parametrize("design, approach", [("by_index", "naive/legacy"), ("lookup_table", "pattern")])
@@ -221,7 +252,8 @@ def test_the_fan_out_profile_takes_the_python_bindings_access_path(cluster, desi
     """The Fan-out profile and the pattern's binding, traced on one cluster, step by step: a post writes one
     activity partition, and under fan-out on write reads the author's followers (one partition) and writes one
     feed partition per follower; a page reads one partition per followed user asked (10) on read, one feed
-    partition on write. The binding holds the follow list in memory where the profile reads it (one partition)."""
+    partition on write; the profile asks every followed user, the binding 10 per page. The binding holds the follow
+    list in memory where the profile reads it (one partition)."""
     from pathlib import Path
 
     from labkit.profiles import load_profile
@@ -240,9 +272,11 @@ def test_the_fan_out_profile_takes_the_python_bindings_access_path(cluster, desi
     assert steps["write_activity"]["statements_per_execution"] == 1 == steps["write_activity"]["replica_writes_per_execution"]
     if approach == "naive":
         assert post.statements == post.replica_writes == 1 and posting["statements_per_execution"] == posting["replica_writes_per_execution"] == 1
-        newest = paths["read_page"]["steps"]["newest"]
-        assert newest["statements_per_execution"] == newest["partitions_per_execution"] == page.statements == page.partitions_read == 10
-        assert paths["read_page"]["steps"]["friends"]["partitions_per_execution"] == 1
+        newest, friends = paths["read_page"]["steps"]["newest"], paths["read_page"]["steps"]["friends"]
+        # the profile asks every followed user (its answer is the 10 newest of all of them); the binding, as the source, 10 per page
+        assert newest["statements_per_execution"] == newest["partitions_per_execution"] == friends["rows_read_per_execution"] >= 10
+        assert page.statements == page.partitions_read == 10
+        assert friends["partitions_per_execution"] == 1
     else:
         assert steps["followers"]["partitions_per_execution"] == 1 == post.partitions_read
         assert steps["to_feed"]["replica_writes_per_execution"] == steps["to_feed"]["statements_per_execution"] >= 5
@@ -265,7 +299,7 @@ def test_a_profile_statement_the_server_refuses_is_named_before_any_measured_run
     from labkit.profiles.cassandra import DesignWorkload
 
     data = copy.deepcopy(yaml.safe_load((Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml").read_text()))
-    data["designs"]["by_query"]["operations"]["rooms_of_user"]["steps"][0]["cql"] = "SELECT sent FROM messages_by_room WHERE author = ?"
+    data["designs"]["by_query"]["operations"]["rooms_of_user"]["steps"][0]["cql"] = "SELECT room, sent FROM messages_by_room WHERE author = ?"
     profile = parse_profile(data)
     with closing(DesignWorkload(cluster.addresses, profile, "by_query")) as w:
         with pytest.raises(ConfigError) as refused:

@@ -177,3 +177,63 @@ def test_a_step_with_allow_filtering_is_said_not_refused():
     notes = filtering_notes(parse_profile(data))
     assert len(notes) == 1 and notes[0].startswith("designs.by_query.operations.rooms_of_user.steps[0] (written) uses ALLOW FILTERING")
     assert filtering_notes(parse_profile(chat())) == []
+
+
+def test_columns_of_a_real_application_have_generators():
+    """double, boolean, date, list, set, frozen and map columns each take a generator of their own; a list whose
+    elements the generator cannot fill is refused with the type."""
+    data = chat()
+    design = data["designs"]["by_query"]
+    design["schema"] = design["schema"].replace("body text,", "body text, score double, pinned boolean, day date, tags list<text>, "
+                                                "seen frozen<set<int>>, votes map<text, int>,")
+    design["columns"].update({"score": {"kind": "real", "low": 0, "high": 5}, "pinned": {"kind": "boolean", "share": 0.1},
+                              "day": {"kind": "date", "days": 30}, "tags": {"kind": "collection", "of": {"kind": "text", "length": 5}, "high": 3},
+                              "seen": {"kind": "collection", "of": {"kind": "uniform", "high": 9}, "high": 4},
+                              "votes": {"kind": "map", "keys": {"kind": "text", "length": 3}, "values": {"kind": "uniform", "high": 5}, "high": 2}})
+    parse_profile(data)
+    design["columns"]["tags"] = {"kind": "collection", "of": {"kind": "uniform", "high": 9}, "high": 3}
+    with pytest.raises(ConfigError, match=r"designs\.by_query\.columns\.tags: a collection generator cannot fill a list<text> column"):
+        parse_profile(data)
+
+
+def test_the_chat_designs_declare_one_answer_and_the_index_design_keeps_the_newest():
+    profile = load_profile(CHAT)
+    read = {d: design.operations["read_room"] for d, design in profile.designs.items()}
+    assert read["by_index"].answer == read["by_query"].answer and read["by_query"].answer.newest_first
+    latest = read["by_index"].steps[0]
+    assert latest.newest.by == "sent" and latest.newest.keep == 20 and "LIMIT" not in latest.cql
+    assert profile.designs["by_index"].operations["rooms_of_user"].steps[0].distinct
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d["designs"]["by_index"]["operations"]["read_room"]["steps"][0].__setitem__("newest", {"by": "room", "keep": 20}),
+     "designs.by_index.operations.read_room.steps[0].newest.by: the step does not return 'room'"),
+    (lambda d: d["designs"]["by_query"]["operations"]["read_room"].__setitem__("answer", {"columns": ["sent", "room"], "newest_first": True}),
+     "designs.by_query.operations.read_room.answer.columns: the last step does not return room"),
+    (lambda d: d["designs"]["by_query"]["operations"]["read_room"].__setitem__("answer", {"columns": ["sent", "author", "body"]}),
+     "operations.read_room.answer: the designs declare different answers"),
+])
+def test_an_answer_or_newest_that_does_not_fit_the_query_is_refused(change, words):
+    data = chat()
+    change(data)
+    with pytest.raises(ConfigError) as caught:
+        parse_profile(data)
+    assert words in str(caught.value)
+
+
+def test_newest_keeps_the_latest_by_a_timeuuids_time_and_distinct_the_first_of_each():
+    """A timeuuid's own order is not its time (the time's low bits come first): newest must read the time."""
+    import collections
+    import uuid
+
+    from labkit.profiles.cassandra import kept_rows
+    from labkit.profiles.format import Step
+
+    Row = collections.namedtuple("Row", "sent body")
+    times = [uuid.UUID(fields=(low, mid, 0x1000 | 1, 0x80, 0, 7)) for low, mid in ((0xFFFFFFFF, 1), (0, 2), (5, 3), (0, 1))]
+    rows = [Row(t, i) for i, t in enumerate(times)]
+    kept = kept_rows(Step(name="s", cql="SELECT sent, body FROM t", newest={"by": "sent", "keep": 2}), rows)
+    assert [r.body for r in kept] == [2, 1]  # mid 3, then mid 2: the newest two, newest first
+    assert sorted(times)[-1] != times[2]  # byte order would have picked another
+    twice = [Row(1, "a"), Row(2, "b"), Row(1, "a")]
+    assert kept_rows(Step(name="s", cql="SELECT sent, body FROM t", distinct=True), twice) == twice[:2]

@@ -59,3 +59,18 @@ def test_a_template_is_made_from_its_source_in_the_same_row_even_when_the_source
     assert row["email"] == f"user{row['id']}@lab.example"
     alone = columns.row(["email"])
     assert list(alone) == ["email"] and alone["email"].startswith("user") and alone["email"].endswith("@lab.example")
+
+
+def test_reals_booleans_dates_and_collections_replay_from_the_seed_within_their_bounds():
+    import datetime
+
+    reals = values({"kind": "real", "low": 1.5, "high": 2.5}, 500)
+    assert all(1.5 <= v <= 2.5 for v in reals) and reals == values({"kind": "real", "low": 1.5, "high": 2.5}, 500)
+    flags = values({"kind": "boolean", "share": 0.2}, 5000)
+    assert 0.17 < sum(flags) / 5000 < 0.23
+    days = values({"kind": "date", "days": 10}, 500)
+    assert {d for d in days} <= {datetime.date(2026, 1, 1) - datetime.timedelta(days=k) for k in range(11)} and len(set(days)) == 11
+    lists = values({"kind": "collection", "of": {"kind": "uniform", "low": 0, "high": 3}, "low": 1, "high": 4}, 300)
+    assert all(1 <= len(v) <= 4 and set(v) <= {0, 1, 2, 3} for v in lists)
+    maps = values({"kind": "map", "keys": {"kind": "text", "length": 4}, "values": {"kind": "boolean"}, "high": 2}, 100)
+    assert all(len(m) <= 2 and all(len(k) == 4 and isinstance(b, bool) for k, b in m.items()) for m in maps)
