@@ -242,6 +242,13 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
     )
 
 
+def event_kind(event: str) -> str:
+    """A trace event without its ballot, address, key or sizes, so that events of one kind read alike
+    ("Promising ballot 4b5a..." -> "Promising ballot"; "Sending BATCH_STORE_REQ message to /127..." -> "Sending BATCH_STORE_REQ message")."""
+    kind = re.sub(r"\s*(\(|\[|/|\b[0-9a-f]{8}-[0-9a-f]{4}-|\d).*$", "", event, flags=re.S)
+    return re.sub(r"\s+(for|to|from|of|on)$", "", kind) or event
+
+
 def per_node(session: Session, statement: str, params: Any = None) -> dict[str, list[Any]]:
     """One statement on every live node, each answering for itself: virtual tables (system_views) and
     local system tables describe the node that serves the request, so a cluster-wide question is one

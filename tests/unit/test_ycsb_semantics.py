@@ -277,3 +277,22 @@ def test_verify_counts_each_workers_inserts_up_to_its_first_absent_key_with_few_
     assert probed.inserted_keys() == sum(held)
     # one probe per worker beyond its inserts, in batches of 8, 16, 32...: not 256 for each worker that inserted little
     assert probed.probes < sum(held) + 8 * len(held) + 256, probed.probes
+
+
+def test_the_sstables_a_traced_read_consulted_are_counted_from_the_servers_events():
+    from labkit.workloads.ycsb.cassandra import sstables_read
+
+    cassandra5 = [("n1", "Executing single-partition query on r"), ("n1", "Partition index found for sstable 2, size = 0"),
+                  ("n1", "Partition index found for sstable 1, size = 0"), ("n1", "Read 1 live rows and 0 tombstone cells")]
+    assert sstables_read(cassandra5) == 2
+    assert sstables_read([("n1", "Merged data from memtables and 3 sstables")]) == 3
+    assert sstables_read([("n1", "Read 1 live rows and 0 tombstone cells")]) is None
+
+
+def test_trace_events_of_one_kind_read_alike_without_ballots_addresses_and_sizes():
+    from labkit.engines.cassandra import event_kind
+
+    assert event_kind("Promising ballot 4b5ab6f2-e9fd-11f1-b6a7-7ddc3aa") == "Promising ballot"
+    assert event_kind("Sending BATCH_STORE_REQ message to /127.239.251.1:7000 message size 1310 bytes") == "Sending BATCH_STORE_REQ message"
+    assert event_kind("BATCH_STORE_REQ message received from /127.239.251.2:7000") == "BATCH_STORE_REQ message received"
+    assert event_kind("Adding to batches memtable") == "Adding to batches memtable"

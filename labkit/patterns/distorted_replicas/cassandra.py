@@ -279,17 +279,23 @@ class DistortedReplicas(CassandraWorkload):
 
     def publish(self, tx: Transaction, pub: "Publication") -> None:
         """Naive: the aggregate alone. Pattern: the aggregate and every distorted replica, one logged batch."""
-        s, st = self.session, self.statements
         if self.approach == "naive":
-            tx.call("insert_aggregate", s.execute, st.insert_aggregate, row_of(pub))
+            tx.call("insert_aggregate", self.session.execute, self.publish_statement(pub))
             return
+        tx.call("publish_batch", self.session.execute, self.publish_statement(pub))
+
+    def publish_statement(self, pub: "Publication") -> Any:
+        """What publishing `pub` sends: the aggregate's insert (bound), or the logged batch of every shape."""
+        st = self.statements
+        if self.approach == "naive":
+            return st.insert_aggregate.bind(row_of(pub))
         batch = BatchStatement(batch_type=BatchType.LOGGED, consistency_level=self.consistency)
         batch.add(st.insert_aggregate, row_of(pub))
         for g in GROUP_NAMES:
             batch.add(st.insert_vertical[g], (pub.pub_id, *values(pub, g).values()))
         for pos, a in enumerate(pub.authors):
             batch.add(st.insert_by_author, by_author_row(pub, pos, a))
-        tx.call("publish_batch", s.execute, batch)
+        return batch
 
     def withdraw(self, tx: Transaction, pub: "Publication") -> None:
         """Take a publication out of every shape this approach keeps."""
@@ -431,9 +437,22 @@ def trace_transaction(workload: DistortedReplicas, pub_number: int = 0) -> cql.T
     elif workload.phase == "by-author":
         stmt = st.by_author_index if workload.approach == "naive" else st.by_author_replica
         reports.append(cql.trace(s, stmt, (pub.authors[0],)))
+    elif workload.phase == "publish":
+        reports.append(cql.trace(s, workload.publish_statement(pub)))
     else:
-        raise ConfigError("trace_transaction traces the read, update and by-author phases")
+        raise ConfigError("trace_transaction traces the read, update, by-author and publish phases")
     return cql.summarise(reports)
+
+
+BATCHLOG_WORDS = ("batch",)
+"""Trace events of a logged batch's own log (the coordinator stores the batch on other nodes before applying it,
+then removes it): Cassandra's events name the batch or its `batches` table."""
+
+
+def batchlog_events(workload: DistortedReplicas, pub_number: int = 0) -> list[tuple[str, str]]:
+    """One publish of the workload's approach, traced: the (node, event) pairs that concern the batch log."""
+    report = cql.trace(workload.session, workload.publish_statement(workload.corpus.loaded[pub_number]))
+    return [(src, text) for src, text in report.activities if any(w in text.lower() for w in BATCHLOG_WORDS)]
 
 
 def returned_bytes(workload: DistortedReplicas, sample: int = 200) -> float:

@@ -267,3 +267,36 @@ def converge(cluster: Any, keyspace: str = KEYSPACE, timeout: float = 120) -> No
             if time.monotonic() > deadline:
                 raise
             time.sleep(2)  # gossip has not marked the other side up yet; repair refuses until it does
+
+
+PAXOS_WORDS = ("paxos", "ballot", "proposal", "promis", "cas ", "commit")
+"""What the servers call the steps of a lightweight transaction in their trace events (Cassandra's own wording)."""
+
+
+def trace_counter_claim(cluster: Any, toxiproxy: Any, region: str = "ireland", one_way_ms: float = 70) -> list[dict[str, Any]]:
+    """One naive key claim from `region`, traced: the SERIAL read of the counter and its compare-and-set, each with
+    the node that coordinated it (and its datacenter), every node that recorded an event, and the events that
+    name a Paxos step, in the servers' own words. The servers' evidence for "a counter is a Paxos round"."""
+    claim = workload("naive", "availability", cluster, 2, one_way_ms=one_way_ms, toxiproxy=toxiproxy)
+    dc_of = {address: dc for dc, addresses in cluster.datacenters().items() for address in addresses}
+    try:
+        usa = claim.session("usa")  # only the counter is needed: no user tables, nothing truncated (a few seconds less than setup())
+        cql.create_keyspace(usa, claim.home_keyspace, {"dc1": claim.replication})
+        cql.execute_ddl(usa, f"CREATE TABLE IF NOT EXISTS {claim.home_keyspace}.key_counter (name text PRIMARY KEY, value bigint)")
+        usa.execute(SimpleStatement(f"INSERT INTO {claim.home_keyspace}.key_counter (name, value) VALUES ('{COUNTER}', 0)",
+                                    consistency_level=ConsistencyLevel.ALL))
+        session, read, cas = claim.counter_statements(region)
+        reports = [("SERIAL read of the counter", cql.trace(session, read))]
+        current = reports[0][1].result[0].value
+        reports.append(("compare-and-set (UPDATE ... IF value = n)", cql.trace(session, cas, (current + 1, current))))
+        rows = []
+        for what, report in reports:
+            paxos = [(src, text) for src, text in report.activities if any(w in text.lower() for w in PAXOS_WORDS)]
+            rows.append({"statement": what, "from": region, "coordinator": report.coordinator, "coordinator_dc": dc_of.get(report.coordinator, "?"),
+                         "nodes": ", ".join(report.nodes), "datacenters": ", ".join(sorted({dc_of.get(n, "?") for n in report.nodes})),
+                         "events": report.events, "paxos_events": len(paxos), "duration_ms": round(report.duration_us / 1000, 1),
+                         "paxos_steps": " | ".join(dict.fromkeys(cql.event_kind(text) for _, text in paxos))})
+        return rows
+    finally:
+        cql.execute_ddl(claim.session("usa"), f"DROP KEYSPACE IF EXISTS {claim.home_keyspace}")
+        claim.close_process()

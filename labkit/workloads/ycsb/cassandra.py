@@ -8,6 +8,7 @@ a legacy secondary index and a storage-attached index (SAI) on it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from cassandra import ConsistencyLevel
@@ -231,3 +232,49 @@ def hit_ratios(rows: Any) -> Any:
         if hits in df and asked in df:
             df[f"{kind}_hit_ratio"] = (df[hits] / df[asked].where(df[asked] > 0)).round(3)
     return df
+
+
+SSTABLE_CONSULTED = re.compile(r"Partition index found for sstable (\d+)")
+"""Cassandra 5's trace event for each SSTable a single-partition read looks into (older versions summed them up
+as "Merged data from memtables and N sstables")."""
+MERGED = re.compile(r"Merged data from memtables and (\d+) sstables")
+
+
+def sstables_read(activities: list[tuple[str, str]]) -> int | None:
+    """How many SSTables a traced read consulted, from the servers' events; None when they do not say."""
+    consulted = {m.group(1) for _, text in activities if (m := SSTABLE_CONSULTED.search(text))}
+    merged = [int(m.group(1)) for _, text in activities if (m := MERGED.search(text))]
+    return len(consulted) if consulted else (max(merged) if merged else None)
+
+
+def sstables_per_read(cluster: Any, flushes: int = 3) -> list[dict[str, Any]]:
+    """The servers' evidence that a read merges every SSTable holding a piece of its row: one record of a table of
+    its own (replication 1) written one field per flush, `flushes` times, so its pieces sit in that many SSTables;
+    after each flush a traced read says how many SSTables it consulted (`sstables_read`), and the node's own
+    histogram (`nodetool tablehistograms`) how many SSTables its reads touched at most."""
+    if not capabilities_of(cluster).admin:
+        raise ConfigError("sstables_per_read flushes with nodetool: it needs a cluster labkit started (provider local)")
+    keyspace = namespaced("ycsb_sstables", namespace_for(cluster))
+    session = cql.connect(cluster.addresses)
+    try:
+        cql.create_keyspace(session, keyspace, 1)
+        cql.execute_ddl(session, f"CREATE TABLE IF NOT EXISTS {keyspace}.record (k int PRIMARY KEY, "
+                        + ", ".join(f"field{i} text" for i in range(flushes)) + ") WITH compaction = {'class': 'SizeTieredCompactionStrategy', 'enabled': 'false'}")
+        session.execute(f"TRUNCATE {keyspace}.record")
+        owner = next(iter(session.cluster.metadata.get_replicas(keyspace, session.prepare(f"SELECT k FROM {keyspace}.record WHERE k = ?").bind((1,)).routing_key)))
+        node = next(n for n in cluster.live_nodes() if n.address == owner.address)
+        rows = []
+        for i in range(flushes):
+            session.execute(f"UPDATE {keyspace}.record SET field{i} = %s WHERE k = 1", (f"written before flush {i + 1}",))
+            cluster.nodetool(node.name, "flush", keyspace, "record")
+            report = cql.trace(session, f"SELECT * FROM {keyspace}.record WHERE k = 1")
+            rows.append({"flushes so far": i + 1, "fields the read returned": sum(v is not None for v in report.result[0][1:]),
+                         "SSTables the read consulted (trace)": sstables_read(report.activities), "node": node.name})
+        histogram = cluster.nodetool(node.name, "tablehistograms", keyspace, "record")
+        most = max((float(line.split()[3]) for line in histogram.splitlines() if line[:1].isdigit() or line.startswith("Max")), default=None)
+        for row in rows:
+            row["most SSTables per read (node's histogram, all reads above)"] = most
+        return rows
+    finally:
+        cql.execute_ddl(session, f"DROP KEYSPACE IF EXISTS {keyspace}")
+        session.cluster.shutdown()
