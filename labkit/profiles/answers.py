@@ -17,7 +17,7 @@ from typing import Any
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
-from .cassandra import _UNTIMED, DesignWorkload, generator_binds
+from .cassandra import UNTIMED, DesignWorkload, generator_binds
 from .format import Answer, Profile
 from .generators import ColumnValues
 
@@ -66,14 +66,14 @@ def load_same_rows(workload: DesignWorkload, rows: list[dict[str, Any]], draws: 
         cql.write_all(s, s.prepare(step.cql, keyspace=workload.keyspace), [[row[name] for name in step.bind] for row in rows])
     for name, executions in draws.items():
         for drawn in executions:
-            workload.run_operation(_UNTIMED, name, drawn=drawn)
+            workload.run_operation(UNTIMED, name, drawn=drawn)
 
 
 def ask(workload: DesignWorkload, operation: str, drawn: dict[str, Any]) -> list[Any]:
     """The rows an operation's last step returns; none when an earlier step found nothing to go on (a login
     whose lookup row is missing answers "no such user", as the index design's empty result does)."""
     try:
-        return workload.run_operation(_UNTIMED, operation, drawn=drawn)[workload.design.operations[operation].steps[-1].name]
+        return workload.run_operation(UNTIMED, operation, drawn=drawn)[workload.design.operations[operation].steps[-1].name]
     except LookupError:
         return []
 

@@ -140,7 +140,7 @@ class DesignWorkload(CassandraWorkload):
         the same for every design when the answers are compared)."""
         for name, times in (self.design.load.operations if self.design.load else {}).items():
             for i in range(times):
-                self.run_operation(_UNTIMED, name, values, drawn=draws[name][i] if draws else None)
+                self.run_operation(UNTIMED, name, values, drawn=draws[name][i] if draws else None)
 
     def _holds_this_design(self) -> bool:
         s = self.session
@@ -183,7 +183,7 @@ class _Untimed:
         return fn(*args)
 
 
-_UNTIMED = _Untimed()
+UNTIMED = _Untimed()
 
 
 class _TracingTx:
