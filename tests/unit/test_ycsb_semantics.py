@@ -286,6 +286,9 @@ def test_the_sstables_a_traced_read_consulted_are_counted_from_the_servers_event
                   ("n1", "Partition index found for sstable 1, size = 0"), ("n1", "Read 1 live rows and 0 tombstone cells")]
     assert sstables_read(cassandra5) == 2
     assert sstables_read([("n1", "Merged data from memtables and 3 sstables")]) == 3
+    cached = [("n1", "Key cache hit for sstable 1, size = 0"), ("n1", "Partition index found for sstable 2, size = 0"),
+              ("n1", "Bloom filter allows skipping sstable 3")]  # the second read of a row: one SSTable's position cached
+    assert sstables_read(cached) == 2
     assert sstables_read([("n1", "Read 1 live rows and 0 tombstone cells")]) is None
 
 

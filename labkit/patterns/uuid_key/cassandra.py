@@ -269,7 +269,7 @@ def converge(cluster: Any, keyspace: str = KEYSPACE, timeout: float = 120) -> No
             time.sleep(2)  # gossip has not marked the other side up yet; repair refuses until it does
 
 
-PAXOS_WORDS = ("paxos", "ballot", "proposal", "promis", "cas ", "commit")
+PAXOS_WORDS = ("paxos", "ballot", "proposal", "promis", "cas precondition")
 """What the servers call the steps of a lightweight transaction in their trace events (Cassandra's own wording)."""
 
 

@@ -234,15 +234,16 @@ def hit_ratios(rows: Any) -> Any:
     return df
 
 
-SSTABLE_CONSULTED = re.compile(r"Partition index found for sstable (\d+)")
-"""Cassandra 5's trace event for each SSTable a single-partition read looks into (older versions summed them up
-as "Merged data from memtables and N sstables")."""
+SSTABLE_CONSULTED = re.compile(r"\bsstable (\d+)", re.I)
+"""Cassandra 5's trace events name each SSTable a single-partition read looks into ("Partition index found for
+sstable 2", "Key cache hit for sstable 1"), and those it rules out say "skipping"; older versions summed them
+up as "Merged data from memtables and N sstables"."""
 MERGED = re.compile(r"Merged data from memtables and (\d+) sstables")
 
 
 def sstables_read(activities: list[tuple[str, str]]) -> int | None:
     """How many SSTables a traced read consulted, from the servers' events; None when they do not say."""
-    consulted = {m.group(1) for _, text in activities if (m := SSTABLE_CONSULTED.search(text))}
+    consulted = {m.group(1) for _, text in activities if (m := SSTABLE_CONSULTED.search(text)) and "skipping" not in text.lower()}
     merged = [int(m.group(1)) for _, text in activities if (m := MERGED.search(text))]
     return len(consulted) if consulted else (max(merged) if merged else None)
 
