@@ -148,14 +148,24 @@ class UuidKey(Namespaced, TwoRegionRegistration):
         cql.create_keyspace(s, self.keyspace, {"dc1": self.replication, "dc2": self.replication})
         cql.create_keyspace(s, self.home_keyspace, {"dc1": self.replication})
         for ks in (self.keyspace, self.home_keyspace):
-            cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {ks}.key_counter (name text PRIMARY KEY, value bigint)")
+            self.create_counter(s, ks)
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_ik (id bigint PRIMARY KEY, name text, region text)")
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_uuid (id uuid PRIMARY KEY, name text, region text)")
         for ks, table in ((self.keyspace, self.table), (self.keyspace, "key_counter"), (self.home_keyspace, "key_counter")):
             s.execute(f"TRUNCATE {ks}.{table}", timeout=120)
         for ks in (self.keyspace, self.home_keyspace):
-            s.execute(SimpleStatement(f"INSERT INTO {ks}.key_counter (name, value) VALUES ('{COUNTER}', 0)", consistency_level=ConsistencyLevel.ALL))
+            self.reset_counter(s, ks)
         self.begin_test()
+
+    @staticmethod
+    def create_counter(session: Any, keyspace: str) -> None:
+        cql.execute_ddl(session, f"CREATE TABLE IF NOT EXISTS {keyspace}.key_counter (name text PRIMARY KEY, value bigint)")
+
+    @staticmethod
+    def reset_counter(session: Any, keyspace: str) -> None:
+        """The counter row at 0 on every replica, so the first key handed out is 1."""
+        session.execute(SimpleStatement(f"INSERT INTO {keyspace}.key_counter (name, value) VALUES ('{COUNTER}', 0)",
+                                        consistency_level=ConsistencyLevel.ALL))
 
     def cut_link(self) -> None:
         self.links.cut(self.datacenters["dc1"], self.datacenters["dc2"])
@@ -282,9 +292,8 @@ def trace_counter_claim(cluster: Any, toxiproxy: Any, region: str = "ireland", o
     try:
         usa = claim.session("usa")  # only the counter is needed: no user tables, nothing truncated (a few seconds less than setup())
         cql.create_keyspace(usa, claim.home_keyspace, {"dc1": claim.replication})
-        cql.execute_ddl(usa, f"CREATE TABLE IF NOT EXISTS {claim.home_keyspace}.key_counter (name text PRIMARY KEY, value bigint)")
-        usa.execute(SimpleStatement(f"INSERT INTO {claim.home_keyspace}.key_counter (name, value) VALUES ('{COUNTER}', 0)",
-                                    consistency_level=ConsistencyLevel.ALL))
+        claim.create_counter(usa, claim.home_keyspace)
+        claim.reset_counter(usa, claim.home_keyspace)
         session, read, cas = claim.counter_statements(region)
         reports = [("SERIAL read of the counter", cql.trace(session, read))]
         current = reports[0][1].result[0].value
