@@ -209,6 +209,7 @@ class TraceReport:
     rows: int
     activities: list[tuple[str, str]] = field(default_factory=list, repr=False)  # (source, activity)
     result: list[Any] = field(default_factory=list, repr=False)  # the rows the statement returned (first page)
+    warnings: list[str] = field(default_factory=list)  # what the coordinator warned the client of (e.g. tombstones read)
 
     @property
     def node_count(self) -> int:
@@ -239,6 +240,7 @@ def trace(session: Session, statement: str | Any, params: Any = None, consistenc
         rows=rows,
         activities=activities,
         result=list(result.current_rows),
+        warnings=list(result.response_future.warnings or []),
     )
 
 
@@ -282,6 +284,13 @@ def write_all(session: Session, statement: Any, params: Sequence[Sequence[Any]],
 
 
 _READ_ROWS = re.compile(r"Read (\d+) live rows")
+_TOMBSTONES = re.compile(r"Read \d+ live rows and (\d+) tombstone cells")
+
+
+def tombstones_read(report: TraceReport) -> int:
+    """Tombstone cells (deleted or expired cells and rows) the replicas stepped over to answer, from their own
+    "Read N live rows and M tombstone cells" events."""
+    return sum(int(m.group(1)) for _, text in report.activities if (m := _TOMBSTONES.search(text)))
 
 
 @dataclass

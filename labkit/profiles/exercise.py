@@ -1,7 +1,8 @@
 """Notebook 08's graded exercise: the student's own design of the fleet application, checked from what the
 servers did when it ran (their traces), not from the profile's text: each query the instructor lists must be
 answered from at most the partitions the instructor allows, without a secondary index or a scan of token
-ranges, and must find rows.
+ranges, must find rows, and must read tables whose partitions stop growing (one row each, or a time bucket in
+the partition key, as the server's schema gives it).
 
 The application (its operations and a naive design) is `datasets/profiles/exercise/fleet.yaml`; the student
 writes one more design, `mine`, as YAML text returned by a function (so an untouched exercise says "not
@@ -10,6 +11,7 @@ written yet" instead of failing its cell).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -37,6 +39,10 @@ def exercise_profile(design_text: str, base: Path = BASE) -> Profile:
         raise ConfigError(f"your design is not valid YAML: {exc}") from None
     if not isinstance(design, dict):
         raise ConfigError("your design is a mapping with schema, columns, load and operations at its top level (see the worked example)")
+    naive = next(iter(data["designs"].values()))
+    for name, operation in (design.get("operations") or {}).items():  # the question is the application's: its answer too
+        if isinstance(operation, dict) and "answer" not in operation and "answer" in naive["operations"].get(name, {}):
+            operation["answer"] = naive["operations"][name]["answer"]
     data["designs"][DESIGN] = design
     return parse_profile(data, source=f"the {data['name']} profile with your design")
 
@@ -98,5 +104,48 @@ def check_exercise(my_design: Callable[[], str], cluster: Any, queries: Mapping[
                 ok &= report.add(step, True, shown)
         return ok
 
+    def each_listed_query_reads_partitions_that_stop_growing(report: CheckReport) -> bool:
+        w = workload()
+        try:
+            w.setup()
+            keys = {table: partition_key(w.session, w.keyspace, table) for table in {t for o in queries for t in tables_read(w.design, o)}}
+        finally:
+            w.close_process()
+        ok = True
+        for operation in queries:
+            step = f"{operation} reads partitions that stop growing (the server's schema)"
+            unbounded = [(t, keys[t]) for t in tables_read(w.design, operation) if not stops_growing(keys[t], w.design)]
+            if unbounded:
+                table, (partition, _) = unbounded[0]
+                ok &= report.add(step, False, f"{table} is partitioned by ({', '.join(partition)}) alone, so one partition takes rows for as long "
+                                              "as the fleet runs: it grows without end (notebook 08's partition lesson), and a zone's would keep "
+                                              "every van that ever passed through; put a time bucket in its partition key (a column with a bucket "
+                                              "generator of at)")
+            else:
+                ok &= report.add(step, True, ", ".join(f"{t}: (({', '.join(keys[t][0])}), {', '.join(keys[t][1]) or 'one row'})" for t in tables_read(w.design, operation)))
+        return ok
+
     return check_all(f"Your design of the {Path(base).stem} application (design {DESIGN})",
-                     [your_design_is_a_design_of_the_application, the_mix_runs, each_listed_query_reads_its_partitions])
+                     [your_design_is_a_design_of_the_application, the_mix_runs, each_listed_query_reads_its_partitions,
+                      each_listed_query_reads_partitions_that_stop_growing])
+
+
+def tables_read(design: Any, operation: str) -> list[str]:
+    """The tables an operation's SELECT steps read (their FROM), in order, each once."""
+    found = (re.search(r"\bfrom\s+(?:\w+\.)?(\w+)", step.cql, re.I) for step in design.operations[operation].steps)
+    return list(dict.fromkeys(m.group(1).lower() for m in found if m and re.match(r"\s*select\b", m.string, re.I)))
+
+
+def partition_key(session: Any, keyspace: str, table: str) -> tuple[list[str], list[str]]:
+    """A table's partition key and clustering columns as the server holds them (system_schema), in order."""
+    rows = list(session.execute("SELECT column_name, kind, position FROM system_schema.columns WHERE keyspace_name = %s AND table_name = %s",
+                                (keyspace, table)))
+    def of(kind: str) -> list[str]:
+        return [r.column_name for r in sorted((r for r in rows if r.kind == kind), key=lambda r: r.position)]
+    return of("partition_key"), of("clustering")
+
+
+def stops_growing(key: tuple[list[str], list[str]], design: Any) -> bool:
+    """A partition stops growing when it holds one row (no clustering columns) or its key holds a time bucket."""
+    partition, clustering = key
+    return not clustering or any(getattr(design.columns.get(c), "kind", None) == "bucket" for c in partition)

@@ -77,6 +77,15 @@ class Template(Strict):
     source: Annotated[str, Field(pattern=NAME)]
 
 
+class Bucket(Strict):
+    """The time bucket of another column's time in the same row (a `timestamp` or `timeuuid` generator's):
+    `unit: day` gives its calendar day in UTC (a date column), `unit: hour` the moment its hour began (a
+    timestamp column). In a partition key it closes each partition when its day or hour is over."""
+    kind: Literal["bucket"]
+    source: Annotated[str, Field(pattern=NAME)]
+    unit: Literal["day", "hour"] = "day"
+
+
 class Uuid(Strict):
     """A random (version 4) UUID, from the profile's seed."""
     kind: Literal["uuid"]
@@ -88,7 +97,8 @@ class TimeUuid(Strict):
 
 
 class Timestamp(Strict):
-    """The moment it is made, in milliseconds (a timestamp column, or a bigint holding milliseconds)."""
+    """The moment it is made, in milliseconds (a timestamp column, or a bigint holding milliseconds); a worker
+    never draws the same millisecond twice (the next is 1 ms later), so rows keyed by it do not overwrite each other."""
     kind: Literal["timestamp"]
 
 
@@ -133,7 +143,7 @@ class MapOf(Strict):
     high: Annotated[int, Field(ge=0, le=10_000)]
 
 
-Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Template, Uuid, TimeUuid, Timestamp, Real, Boolean, Date, Collection, MapOf],
+Generator = Annotated[Union[Sequence, Uniform, Zipfian, Latest, Text, Template, Bucket, Uuid, TimeUuid, Timestamp, Real, Boolean, Date, Collection, MapOf],
                       Field(discriminator="kind")]
 
 FITS = {  # which CQL column types each generator can fill (collections: see generator_fits)
@@ -143,6 +153,7 @@ FITS = {  # which CQL column types each generator can fill (collections: see gen
     "latest": {"int", "bigint", "smallint", "varint"},
     "text": {"text", "varchar", "ascii"},
     "template": {"text", "varchar", "ascii"},
+    "bucket": {"date", "timestamp"},
     "uuid": {"uuid"},
     "timeuuid": {"timeuuid"},
     "timestamp": {"timestamp", "bigint"},
@@ -167,6 +178,8 @@ def generator_fits(generator: Any, cql_type: str) -> bool:
         inner = re.fullmatch(r"map<(.*)>", t)
         parts = _split_top(inner.group(1)) if inner else []
         return len(parts) == 2 and generator_fits(generator.keys, parts[0]) and generator_fits(generator.values, parts[1])
+    if generator.kind == "bucket":
+        return t == {"day": "date", "hour": "timestamp"}[generator.unit]
     return t in FITS[generator.kind]
 
 
@@ -366,6 +379,11 @@ def cross_checks(profile: Profile) -> list[str]:
                 if source is None or source.kind == "template":
                     problems.append(f"designs.{d}.columns.{col}.source: {generator.source!r} must be another column of this design with a "
                                     "generator that is not a template")
+            if generator.kind == "bucket":
+                source = design.columns.get(generator.source)
+                if source is None or source.kind not in ("timestamp", "timeuuid"):
+                    problems.append(f"designs.{d}.columns.{col}.source: {generator.source!r} must be a column of this design with a "
+                                    "timestamp or timeuuid generator: a bucket is made from a row's time")
             if types and col not in types:
                 problems.append(f"designs.{d}.columns.{col}: no table of this design has a column {col!r} (its columns: {', '.join(sorted(types))})")
             elif col in types and generator.kind != "template" and not generator_fits(generator, types[col]):

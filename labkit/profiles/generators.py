@@ -21,6 +21,8 @@ from typing import Any, Callable
 from .format import Generator
 
 Draw = Callable[[random.Random], Any]
+DERIVED = ("template", "bucket")
+"""Generators made from another column of the same row (its `source`), not drawn."""
 
 LETTERS = string.ascii_lowercase + " " * 5  # words of about five letters
 DATE_EPOCH = datetime.date(2026, 1, 1)
@@ -59,14 +61,19 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
     if kind == "text":
         length = generator.length
         return lambda rng: "".join(rng.choices(LETTERS, k=length))
-    if kind == "template":  # filled in by ColumnValues from the row's source value
+    if kind in DERIVED:  # filled in by ColumnValues from the row's source value
         return lambda rng: None
     if kind == "uuid":
         return lambda rng: uuid.UUID(int=rng.getrandbits(128), version=4)
     if kind == "timeuuid":
         return lambda rng: uuid.uuid1(node=rng.getrandbits(48), clock_seq=rng.getrandbits(14))
-    if kind == "timestamp":
-        return lambda rng: int(time.time() * 1000)
+    if kind == "timestamp":  # strictly increasing per worker: rows drawn within one millisecond keep their own times
+        last = [0]
+
+        def moment(rng: random.Random) -> int:
+            last[0] = max(int(time.time() * 1000), last[0] + 1)
+            return last[0]
+        return moment
     if kind == "real":
         low, high = generator.low, generator.high
         return lambda rng: rng.uniform(low, high)
@@ -85,6 +92,14 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
     raise ValueError(f"no drawer for generator kind {kind!r}")  # the format admits no other kind
 
 
+def bucket_of(value: Any, unit: str) -> Any:
+    """The day (a date) or the hour (its first millisecond) of a timestamp in milliseconds or a version 1 UUID, in UTC."""
+    millis = (value.time - 0x01B21DD213814000) // 10_000 if isinstance(value, uuid.UUID) else int(value)
+    if unit == "day":
+        return datetime.datetime.fromtimestamp(millis / 1000, datetime.timezone.utc).date()
+    return millis - millis % 3_600_000
+
+
 class ColumnValues:
     """The values one worker draws for a design's columns: `row(columns)` draws those columns together (a
     template after the column it is made from, drawn for it even when not asked for); `draw(column)` one."""
@@ -99,13 +114,15 @@ class ColumnValues:
 
     def row(self, columns: Any) -> dict[str, Any]:
         wanted = list(dict.fromkeys(columns))
-        sources = [g.source for c in wanted if (g := self._generators[c]).kind == "template"]
+        sources = [g.source for c in wanted if (g := self._generators[c]).kind in DERIVED]
         values: dict[str, Any] = {}
         for column in dict.fromkeys([*sources, *wanted]):
-            if self._generators[column].kind != "template":
+            if self._generators[column].kind not in DERIVED:
                 values[column] = self._draws[column](self.rng)
         for column in wanted:
             g = self._generators[column]
             if g.kind == "template":
                 values[column] = g.text.replace("{}", str(values[g.source]), 1)
+            elif g.kind == "bucket":
+                values[column] = bucket_of(values[g.source], g.unit)
         return {column: values[column] for column in wanted}

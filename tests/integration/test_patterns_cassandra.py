@@ -321,14 +321,65 @@ def test_the_design_exercise_fails_an_indexed_or_filtering_design_from_the_serve
     assert not report.passed and set(failed) == {f"{q} reads at most 1 partition(s) (servers' traces)" for q in fleet.QUERIES}, report
     assert all("partitioned by what it asks by" in d for d in failed.values())
     filtering = """
-schema: CREATE TABLE positions_by_van (van int, at timestamp, zone int, PRIMARY KEY ((van), at)) WITH CLUSTERING ORDER BY (at DESC)
-columns: {van: {kind: uniform, high: 499}, zone: {kind: uniform, high: 49}, at: {kind: timestamp}}
-load: {rows: 2000, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone) VALUES (?, ?, ?)", bind: [van, at, zone]}]}
+schema: CREATE TABLE positions_by_van (van int, at timestamp, zone int, speed int, PRIMARY KEY ((van), at)) WITH CLUSTERING ORDER BY (at DESC)
+columns: {van: {kind: uniform, high: 499}, zone: {kind: uniform, high: 49}, at: {kind: timestamp}, speed: {kind: uniform, high: 130}}
+load: {rows: 2000, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone, speed) VALUES (?, ?, ?, ?)", bind: [van, at, zone, speed]}]}
 operations:
-  record_position: {weight: 8, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone) VALUES (?, ?, ?)", bind: [van, at, zone]}]}
-  van_track: {weight: 1, steps: [{name: latest, cql: "SELECT at, zone FROM positions_by_van WHERE van = ? LIMIT 10", bind: [van]}]}
+  record_position: {weight: 8, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone, speed) VALUES (?, ?, ?, ?)", bind: [van, at, zone, speed]}]}
+  van_track: {weight: 1, steps: [{name: latest, cql: "SELECT at, zone, speed FROM positions_by_van WHERE van = ? LIMIT 10", bind: [van]}]}
   vans_in_zone: {weight: 1, steps: [{name: seen, cql: "SELECT van FROM positions_by_van WHERE zone = ? LIMIT 50 ALLOW FILTERING", bind: [zone]}]}
 """
     report = fleet.check_exercise(lambda: filtering, cluster)
     failed = [step for step, ok, _ in report.steps if not ok]
     assert failed == ["vans_in_zone reads at most 1 partition(s) (servers' traces)"], report
+    unbounded = """
+schema: |
+  CREATE TABLE positions_by_van (van int, at timestamp, zone int, speed int, PRIMARY KEY ((van), at)) WITH CLUSTERING ORDER BY (at DESC);
+  CREATE TABLE vans_by_zone (zone int, van int, PRIMARY KEY ((zone), van));
+columns: {van: {kind: uniform, high: 499}, zone: {kind: uniform, high: 49}, at: {kind: timestamp}, speed: {kind: uniform, high: 130}}
+load: {rows: 2000, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone, speed) VALUES (?, ?, ?, ?)", bind: [van, at, zone, speed]},
+                           {name: z, cql: "INSERT INTO vans_by_zone (zone, van) VALUES (?, ?)", bind: [zone, van]}]}
+operations:
+  record_position: {weight: 8, steps: [{name: p, cql: "INSERT INTO positions_by_van (van, at, zone, speed) VALUES (?, ?, ?, ?)", bind: [van, at, zone, speed]},
+                                       {name: z, cql: "INSERT INTO vans_by_zone (zone, van) VALUES (?, ?)", bind: [zone, van]}]}
+  van_track: {weight: 1, steps: [{name: latest, cql: "SELECT at, zone, speed FROM positions_by_van WHERE van = ? LIMIT 10", bind: [van]}]}
+  vans_in_zone: {weight: 1, steps: [{name: seen, cql: "SELECT van FROM vans_by_zone WHERE zone = ?", bind: [zone]}]}
+"""
+    report = fleet.check_exercise(lambda: unbounded, cluster)  # the old solution: a partition per van, per zone, for good
+    failed = {step: detail for step, ok, detail in report.steps if not ok}
+    assert set(failed) == {f"{q} reads partitions that stop growing (the server's schema)" for q in fleet.QUERIES}, report
+    assert all("grows without end" in d and "time bucket" in d for d in failed.values()), failed
+
+
+def test_the_fleet_solution_answers_what_the_naive_design_answers(cluster):
+    """The exercise's two designs on the same 1,000 reports: a van's latest 10 of today in the same order, and the
+    same set of vans in a zone today (the naive design through its indexes, keeping the newest and each van once)."""
+    from labkit.profiles import exercise as fleet
+    from labkit.profiles.answers import compare_designs
+    from tests.unit.test_fleet_exercise import solution_design
+
+    checks = compare_designs(fleet.exercise_profile(solution_design()), cluster, rows=1000, samples=25)
+    wrong = [(c["operation"], c["asked"], c["differs"]) for c in checks if not c["same"]]
+    assert {c["operation"] for c in checks} == set(fleet.QUERIES) and not wrong, wrong[:3]
+    for operation in fleet.QUERIES:
+        assert any(min(c["rows"].values()) > 0 for c in checks if c["operation"] == operation), operation
+
+
+def test_a_rooms_partition_grows_with_its_history_and_a_day_bucket_does_not(cluster):
+    """The partition lesson on 3 nodes, at a small size: the room's partition holds every day's messages and the
+    day's one day's (the nodes' histograms); both designs' newest and oldest kept pages are one partition of the
+    same 20 messages (checked inside); the oldest kept page of the room's partition steps over every expired
+    message as tombstones (its trace), the day bucket's over none."""
+    from labkit.profiles.cassandra_partitions import BUCKETED, UNBOUNDED, partition_growth
+
+    days, per_day, kept = 10, 100, 3
+    rows = {(r["read"], r["table"]): r for r in partition_growth(cluster, days=days, per_day=per_day, retention_days=kept, repeats=5)}
+    assert len(rows) == 4 and all(r["nodes"] == NODES and r["engine"] == "cassandra" and r["server_version"] for r in rows.values())
+    whole, day = rows[("newest page", UNBOUNDED)], rows[("newest page", BUCKETED)]
+    assert whole["largest partition cells (server)"] > 3 * day["largest partition cells (server)"] > 0, (whole, day)
+    for r in rows.values():
+        assert r["partitions read (trace)"] == 1 and r["rows returned (trace)"] == 20, r
+    assert whole["tombstone cells read (trace)"] == day["tombstone cells read (trace)"] == 0
+    oldest_whole, oldest_day = rows[("oldest kept page", UNBOUNDED)], rows[("oldest kept page", BUCKETED)]
+    assert oldest_whole["tombstone cells read (trace)"] >= (days - kept) * per_day, oldest_whole
+    assert oldest_day["tombstone cells read (trace)"] == 0, oldest_day

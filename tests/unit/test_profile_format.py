@@ -237,3 +237,19 @@ def test_newest_keeps_the_latest_by_a_timeuuids_time_and_distinct_the_first_of_e
     assert sorted(times)[-1] != times[2]  # byte order would have picked another
     twice = [Row(1, "a"), Row(2, "b"), Row(1, "a")]
     assert kept_rows(Step(name="s", cql="SELECT sent, body FROM t", distinct=True), twice) == twice[:2]
+
+
+def test_a_time_bucket_comes_from_a_rows_time_and_fits_its_unit():
+    """A bucket is made from a timestamp or timeuuid column of the same row: a day fills a date column, an hour
+    a timestamp column; a bucket of a number is refused with the path."""
+    data = chat()
+    design = data["designs"]["by_query"]
+    design["schema"] = design["schema"].replace("body text,", "body text, day date, hour timestamp,")
+    design["columns"].update({"day": {"kind": "bucket", "source": "sent"}, "hour": {"kind": "bucket", "source": "sent", "unit": "hour"}})
+    parse_profile(data)
+    design["columns"]["day"] = {"kind": "bucket", "source": "room"}
+    with pytest.raises(ConfigError, match=r"designs\.by_query\.columns\.day\.source: 'room' must be a column of this design with a timestamp or timeuuid"):
+        parse_profile(data)
+    design["columns"]["day"] = {"kind": "bucket", "source": "sent", "unit": "hour"}
+    with pytest.raises(ConfigError, match=r"designs\.by_query\.columns\.day: a bucket generator cannot fill a date column"):
+        parse_profile(data)

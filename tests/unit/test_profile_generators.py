@@ -74,3 +74,21 @@ def test_reals_booleans_dates_and_collections_replay_from_the_seed_within_their_
     assert all(1 <= len(v) <= 4 and set(v) <= {0, 1, 2, 3} for v in lists)
     maps = values({"kind": "map", "keys": {"kind": "text", "length": 4}, "values": {"kind": "boolean"}, "high": 2}, 100)
     assert all(len(m) <= 2 and all(len(k) == 4 and isinstance(b, bool) for k, b in m.items()) for m in maps)
+
+
+def test_a_bucket_is_the_day_or_hour_of_the_same_rows_time():
+    import datetime
+
+    from labkit.profiles.generators import bucket_of
+
+    columns = ColumnValues({"at": GEN.validate_python({"kind": "timestamp"}), "day": GEN.validate_python({"kind": "bucket", "source": "at"}),
+                            "hour": GEN.validate_python({"kind": "bucket", "source": "at", "unit": "hour"})}, 7)
+    row = columns.row(["at", "day", "hour"])
+    assert row["day"] == datetime.datetime.fromtimestamp(row["at"] / 1000, datetime.timezone.utc).date()
+    assert row["hour"] <= row["at"] < row["hour"] + 3_600_000 and row["hour"] % 3_600_000 == 0
+    assert set(columns.row(["day"])) == {"day"}  # its source is drawn for it, not returned
+    noon = datetime.datetime(2026, 3, 1, 12, 30, tzinfo=datetime.timezone.utc)
+    ticks = int(noon.timestamp() * 10_000_000) + 0x01B21DD213814000
+    made_at_noon = uuid.UUID(fields=(ticks & 0xFFFFFFFF, (ticks >> 32) & 0xFFFF, ((ticks >> 48) & 0x0FFF) | 0x1000, 0x80, 0, 1), version=1)
+    assert bucket_of(made_at_noon, "day") == datetime.date(2026, 3, 1)
+    assert bucket_of(made_at_noon, "hour") == int(datetime.datetime(2026, 3, 1, 12, tzinfo=datetime.timezone.utc).timestamp() * 1000)
