@@ -1,0 +1,138 @@
+"""A student's prediction before a live run, judged against what the run measured, and kept.
+
+Why: a demonstration teaches only when the student commits to an outcome first (Crouch, Fagen, Callan and
+Mazur, Am. J. Phys. 72, 835, 2004). This module is the part without widgets: what a question is, how a
+prediction is judged against a measurement (exactly for counted evidence such as nodes touched or rows read;
+against the interval for a ratio; "too few repeats to judge" when the run cannot say), and where the
+predictions go (JSON lines in the user's labkit home). `labkit.widgets.prediction` asks and shows.
+
+A kernel cannot wait for a widget, so nothing here blocks: in a batch run (papermill, nbval, `make run`) a
+prediction comes from the notebook's `predictions` parameter or is recorded as absent.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .results.intervals import RatioInterval
+
+KINDS = ("choice", "count", "ratio", "estimate")
+"""choice: one of named options (an approach); count: a whole number judged exactly (nodes, rows, SSTables);
+ratio: a factor judged against the run's 95% interval; estimate: a number with a unit (a latency) judged
+against the run's band when it has one."""
+
+RIGHT, WRONG, NOISE, TOO_FEW, ABSENT = "right", "wrong", "within noise", "too few repeats to judge", "no prediction"
+BATCH_ENV = "LABKIT_BATCH"
+"""Set (to anything but 0) by `labkit.batch` and the test harness: no one will answer, so never ask."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the student predicts before one live run: `key` names it in the notebook's `predictions`
+    parameter and in the records; `giveaways` are words that would state the outcome (the committed value,
+    the winning approach) and must not appear in the prose before the run."""
+
+    key: str
+    text: str
+    kind: str
+    options: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    unit: str = ""
+    giveaways: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ConfigError(f"question {self.key!r}: kind must be one of {', '.join(KINDS)} (got {self.kind!r})")
+        if self.kind == "choice" and len(self.options) < 2:
+            raise ConfigError(f"question {self.key!r}: a choice needs at least two options")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ConfigError(f"question {self.key!r}: low {self.low} is above high {self.high}")
+
+    def checked(self, answer: Any) -> Any:
+        """The answer in this question's terms, or a ConfigError that says what would do."""
+        if self.kind == "choice":
+            if answer not in self.options:
+                raise ConfigError(f"{self.key}: answer one of {', '.join(map(repr, self.options))} (got {answer!r})")
+            return answer
+        try:
+            value = int(answer) if self.kind == "count" and float(answer).is_integer() else float(answer)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{self.key}: answer a number{' in ' + self.unit if self.unit else ''} (got {answer!r})") from None
+        if self.kind == "count" and not isinstance(value, int):
+            raise ConfigError(f"{self.key}: answer a whole number (got {answer!r})")
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise ConfigError(f"{self.key}: answer between {self.low:g} and {self.high:g} (got {answer!r})")
+        if self.kind == "ratio" and value <= 0:
+            raise ConfigError(f"{self.key}: a ratio is above 0 (got {answer!r})")
+        return value
+
+
+def judge(question: Question, prediction: Any, measured: Any) -> str:
+    """The verdict on one prediction. `measured`: for choice and count the exact value the run gave (None when
+    a ratio decided nothing); for ratio a RatioInterval; for estimate a number or a (value, low, high) band."""
+    if prediction is None:
+        return ABSENT
+    if question.kind in ("choice", "count"):
+        if measured is None:
+            return NOISE
+        return RIGHT if prediction == measured else WRONG
+    if question.kind == "ratio":
+        if not isinstance(measured, RatioInterval):
+            raise TypeError("a ratio prediction is judged against a RatioInterval")
+        if not measured.has_interval:
+            return TOO_FEW
+        if measured.low <= prediction <= measured.high:
+            return RIGHT
+        return NOISE if measured.within_noise else WRONG
+    if isinstance(measured, tuple):
+        _, low, high = measured
+        return RIGHT if low <= prediction <= high else WRONG
+    return TOO_FEW  # one number without a band cannot say how near is right
+
+
+def winner(interval: RatioInterval | None, first: str, second: str) -> str | None:
+    """Which of two approaches a first/second ratio says won, or None when it cannot tell (within noise, too
+    few repeats): the measured answer to a "which is faster" choice."""
+    if interval is None or not interval.has_interval or interval.within_noise:
+        return None
+    return first if interval.estimate > 1 else second
+
+
+def in_batch(predictions: Any = None) -> bool:
+    """No one will answer: the notebook was given a `predictions` mapping (papermill, `labkit.batch`) or runs
+    under LABKIT_BATCH (nbval, CI)."""
+    return predictions is not None or os.environ.get(BATCH_ENV, "0") not in ("", "0")
+
+
+def given(question: Question, predictions: Any) -> Any:
+    """A batch run's prediction for `question` from the `predictions` parameter, checked; None when absent."""
+    if not predictions or question.key not in predictions:
+        return None
+    return question.checked(predictions[question.key])
+
+
+def record(path: Path, *, notebook: str, question: Question, prediction: Any, measured: Any, verdict: str,
+           user: str, namespace: str, when: datetime.datetime | None = None) -> dict[str, Any]:
+    """Append one line to the predictions file (JSON lines) and return it."""
+    line = {"notebook": notebook, "question": question.key, "text": question.text, "prediction": prediction,
+            "measured": measured.text() if isinstance(measured, RatioInterval) else measured, "verdict": verdict,
+            "user": user, "namespace": namespace,
+            "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, default=str) + "\n")
+    return line
+
+
+def predictions_file() -> Path:
+    """Where this user's predictions are kept: beside the lab's caches (LABKIT_HOME)."""
+    from .clusters.base import labkit_home
+
+    return labkit_home() / "predictions.jsonl"

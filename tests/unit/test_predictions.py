@@ -1,0 +1,104 @@
+"""Predictions before a live run: judged exactly for counted evidence and against the interval for a ratio,
+never blocking a batch run, locked when the run starts, and kept (the widget is exercised without a kernel)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from labkit.errors import ConfigError
+from labkit.predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, Question, given, in_batch, judge, record, winner
+from labkit.results.intervals import RatioInterval
+
+NODES = Question("login-nodes", "How many nodes will one login touch at 4 nodes?", "count", low=1, high=4, giveaways=("2",))
+FASTER = Question("faster", "Which approach serves more logins at 8 nodes?", "choice", options=("naive", "pattern"))
+RATIO = Question("gain", "By how much?", "ratio", low=0.1, high=100)
+
+
+def interval(estimate, low, high, pairs=3, method="t"):
+    return RatioInterval(estimate, low, high, pairs, method)
+
+
+def test_counted_evidence_is_judged_exactly_and_a_ratio_against_its_interval():
+    assert judge(NODES, 2, 2) == RIGHT and judge(NODES, 3, 2) == WRONG
+    assert judge(RATIO, 2.5, interval(2.6, 2.3, 3.1)) == RIGHT
+    assert judge(RATIO, 5.0, interval(2.6, 2.3, 3.1)) == WRONG
+    assert judge(RATIO, 3.0, interval(1.1, 0.9, 1.3)) == NOISE
+    assert judge(RATIO, 2.6, interval(2.6, 2.3, 3.1, pairs=1, method="spread")) == TOO_FEW
+    assert judge(NODES, None, 2) == ABSENT
+
+
+def test_which_approach_won_is_told_only_when_the_interval_excludes_1():
+    assert winner(interval(2.6, 2.3, 3.1), "pattern", "naive") == "pattern"
+    assert winner(interval(0.4, 0.3, 0.5), "pattern", "naive") == "naive"
+    assert winner(interval(1.1, 0.9, 1.3), "pattern", "naive") is None
+    assert judge(FASTER, "pattern", winner(interval(1.1, 0.9, 1.3), "pattern", "naive")) == NOISE
+
+
+def test_an_answer_out_of_the_questions_terms_says_what_would_do():
+    with pytest.raises(ConfigError, match="answer one of 'naive', 'pattern'"):
+        FASTER.checked("index")
+    with pytest.raises(ConfigError, match="answer between 1 and 4"):
+        NODES.checked(7)
+    with pytest.raises(ConfigError, match="a whole number"):
+        NODES.checked(2.5)
+    with pytest.raises(ConfigError, match="a choice needs at least two options"):
+        Question("q", "?", "choice", options=("one",))
+
+
+def test_a_batch_run_takes_its_prediction_from_the_parameter_or_records_none(monkeypatch):
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    assert not in_batch(None) and in_batch({}) and in_batch({"login-nodes": 2})
+    monkeypatch.setenv("LABKIT_BATCH", "1")
+    assert in_batch(None)
+    assert given(NODES, {"login-nodes": "2"}) == 2 and given(NODES, {}) is None and given(NODES, None) is None
+
+
+def test_predictions_are_kept_as_json_lines(tmp_path):
+    path = tmp_path / "predictions.jsonl"
+    record(path, notebook="02", question=RATIO, prediction=2.0, measured=interval(2.6, 2.3, 3.1), verdict=WRONG, user="ann", namespace="ann")
+    record(path, notebook="02", question=NODES, prediction=None, measured=2, verdict=ABSENT, user="bob", namespace="bob")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["question"], r["prediction"], r["measured"], r["verdict"], r["user"]) for r in lines] == [
+        ("gain", 2.0, "2.6x (2.3-3.1)", WRONG, "ann"), ("login-nodes", None, 2, ABSENT, "bob")]
+
+
+def test_the_box_refuses_a_run_until_answered_or_skipped_and_asks_again_after_each_run(monkeypatch, capsys):
+    from labkit.widgets.prediction import ASK, PredictionBox
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    box = PredictionBox(NODES, notebook="02")
+    states = []
+    box.on_change(states.append)
+    assert not box.ready() and capsys.readouterr().out.strip() == ASK
+    box.input.value = 3
+    box.lock()
+    assert box.ready() and states[-1] is True
+    assert box.freeze() == 3 and box.frozen == [3] and states[-1] is False  # the next run asks again
+    assert not box.ready()
+    box.skip()
+    assert box.ready() and box.freeze() is None and box.frozen == [3, None]
+
+
+def test_in_a_batch_run_the_box_never_asks(monkeypatch, capsys):
+    from labkit.widgets.prediction import PredictionBox
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    box = PredictionBox(FASTER, predictions={"faster": "pattern"})
+    assert box.ready() and box.freeze() == "pattern" and box.ready() and box.freeze() == "pattern"
+    assert PredictionBox(FASTER, predictions={}).ready() and capsys.readouterr().out == ""
+
+
+def test_the_card_shows_the_prediction_beside_the_measurement_and_keeps_it(monkeypatch, tmp_path):
+    from labkit.widgets import prediction as widget
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    box = widget.PredictionBox(NODES, predictions={"login-nodes": 3}, notebook="02")
+    box.freeze()
+    line = widget.result_card(box, 2, "The trace lists the coordinator and the replica that owns the lookup row.", user="ann")
+    assert line["verdict"] == WRONG and line["prediction"] == 3 and line["measured"] == 2
+    assert "you predicted: 3" in shown[0]["text/plain"] and shown[0][widget.MIME]["verdict"] == WRONG
+    assert json.loads((tmp_path / "predictions.jsonl").read_text())["user"] == "ann"
