@@ -98,6 +98,8 @@ class ControlPanel:
         self._traces: dict[tuple, tuple[int, int]] = {}
         self._points: dict[tuple, list[dict[str, Any]]] = {}  # a line's rows: its repeats are drawn as one point with their spread
         self._sweeps = 0  # each press of Run draws its own lines, so a repeat does not zigzag over the last one
+        self._running = False
+        self._prediction: Any = None  # a labkit.widgets.prediction.PredictionBox asked before each run (ask_first)
         self._last_tick = 0.0
 
         low, high, step = size.thread_range if size else (1, 8, 1)
@@ -208,10 +210,21 @@ class ControlPanel:
         """The settings' controls' current values, by name."""
         return {name: control.value for name, control in self.settings.items()}
 
+    def ask_first(self, box: Any) -> "ControlPanel":
+        """Run stays disabled until the student has predicted in `box` (or skipped); each run freezes the
+        prediction and the next run asks again. In a batch run the box is always ready, so nothing waits."""
+        self._prediction = box
+        box.on_change(lambda _ready: self._enable_run())
+        self._enable_run()
+        return self
+
     def run(self, wait: bool = True) -> "ControlPanel":
-        """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval)."""
+        """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval). With a
+        prediction asked first (`ask_first`) and none given, it prints one sentence and does nothing."""
         if self.running:
             self._say("a sweep is already running: Stop it first", "firebrick")
+            return self
+        if self._prediction is not None and not self._prediction.ready():
             return self
         try:
             chosen = self.sweep()
@@ -220,6 +233,8 @@ class ControlPanel:
             if wait:
                 raise
             return self
+        if self._prediction is not None:
+            self._prediction.freeze()
         self._cancel.clear()
         self.error = None
         self._sweeps += 1
@@ -245,7 +260,7 @@ class ControlPanel:
 
     @property
     def running(self) -> bool:
-        return self.run_button.disabled  # disabled exactly while a sweep runs, in either mode
+        return self._running
 
     @property
     def results(self) -> pd.DataFrame:
@@ -340,8 +355,15 @@ class ControlPanel:
         if saturated:
             self.warning.value = f"<span style='color:firebrick'>{html.escape(CLIENT_BOUND_WARNING.format(n=saturated, total=len(self.rows)))}</span>"
 
+    def _enable_run(self) -> None:
+        """Run is pressable when no sweep runs and no prediction is awaited."""
+        box = self._prediction
+        awaited = box is not None and not (box.batch or box.skipped or box.answer is not None)
+        self.run_button.disabled = self._running or awaited
+
     def _set_running(self, running: bool, plan: SweepPlan) -> None:
-        self.run_button.disabled = running
+        self._running = running
+        self._enable_run()
         self.stop_button.disabled = not running
         if running:
             self.progress.max = max(1, plan.runs * plan.operations)

@@ -102,3 +102,29 @@ def test_the_card_shows_the_prediction_beside_the_measurement_and_keeps_it(monke
     assert line["verdict"] == WRONG and line["prediction"] == 3 and line["measured"] == 2
     assert "you predicted: 3" in shown[0]["text/plain"] and shown[0][widget.MIME]["verdict"] == WRONG
     assert json.loads((tmp_path / "predictions.jsonl").read_text())["user"] == "ann"
+
+
+def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_and_freezes_it_at_the_start(monkeypatch, capsys):
+    """No cluster: the sweep itself is replaced, since what is tested is the lock before it."""
+    from pathlib import Path
+
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import describe
+    from labkit.widgets import ControlPanel
+    from labkit.widgets.prediction import ASK, PredictionBox
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    chat = str(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml")
+    panel = ControlPanel(describe(chat), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(chat).named_sweep("quick", "mix"))
+    assert not panel.run_button.disabled
+    box = PredictionBox(Question("faster", "Which design serves more operations?", "choice", options=("by_index", "by_query")))
+    panel.ask_first(box)
+    assert panel.run_button.disabled
+    started = []
+    monkeypatch.setattr(panel, "_sweep", lambda chosen: started.append(chosen))
+    panel.run(wait=True)
+    assert started == [] and capsys.readouterr().out.strip() == ASK  # Run All does not hang, and nothing ran
+    box.lock("by_query")
+    assert not panel.run_button.disabled
+    panel.run(wait=True)
+    assert len(started) == 1 and box.frozen == ["by_query"] and panel.run_button.disabled  # running, and the next run asks again
