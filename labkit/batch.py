@@ -28,6 +28,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
 
     import papermill as pm
 
+    from .predictions import BATCH_ENV
     from .results.report import export_html
     from .results.sink import SINK_ENV
 
@@ -35,6 +36,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
     rows = out_dir / f"{notebook.stem}.rows.csv"
     rows.unlink(missing_ok=True)
     os.environ[SINK_ENV] = str(rows.resolve())  # the kernel inherits it: every sweep row lands there for the report
+    os.environ[BATCH_ENV] = "1"  # no one answers a prediction here: recorded as absent, never awaited
     t0 = time.monotonic()
     error = ""
     try:
@@ -51,6 +53,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
     finally:
         os.environ.pop(SINK_ENV, None)
+        os.environ.pop(BATCH_ENV, None)
     seconds = time.monotonic() - t0
     if executed.exists():
         export_html(executed, out_dir)

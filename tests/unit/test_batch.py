@@ -36,6 +36,18 @@ def test_batch_runs_all_notebooks_and_reports_failures(tmp_path: Path):
     assert (out / "00_ok.html").exists() and (out / "01_broken.html").exists()
 
 
+def test_a_batch_kernel_is_told_no_one_will_answer_a_prediction(tmp_path: Path, monkeypatch):
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    src, out = tmp_path / "notebooks", tmp_path / "build"
+    src.mkdir()
+    notebook(src / "00_ask.ipynb", "from labkit.predictions import in_batch\nprint('batch', in_batch())")
+    assert batch.main(["--notebooks", str(src), "--out", str(out)]) == 0
+    assert "batch True" in json.dumps(nbformat.read(out / "00_ask.ipynb", as_version=4).cells[-1].outputs)
+    import os
+
+    assert "LABKIT_BATCH" not in os.environ  # only while the notebooks run
+
+
 def test_batch_with_no_notebooks_says_so(tmp_path: Path, capsys):
     assert batch.main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "b")]) == 1
     assert "no notebooks to run" in capsys.readouterr().err
