@@ -220,12 +220,12 @@ class ControlPanel:
 
     def run(self, wait: bool = True) -> "ControlPanel":
         """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval). With a
-        prediction asked first (`ask_first`) and none given, it prints one sentence and does nothing."""
+        prediction asked first (`ask_first`) and none given, it raises PredictFirst (one sentence) and runs nothing."""
         if self.running:
             self._say("a sweep is already running: Stop it first", "firebrick")
             return self
-        if self._prediction is not None and not self._prediction.ready():
-            return self
+        if self._prediction is not None:
+            self._prediction.require()  # PredictFirst: one sentence, and Run All stops here
         try:
             chosen = self.sweep()
         except LabkitError as exc:

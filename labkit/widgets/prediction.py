@@ -1,9 +1,11 @@
 """The prediction a student commits to before a live run, and the card that answers it after (ipywidgets).
 
 Why widgets and not input(): a kernel cannot wait for a widget, and `input()` would hang Run All and every
-batch run. So an experiment cell asks `box.ready()` first: with no prediction it prints one sentence and does
-nothing; the student answers (or presses skip) and runs the cell again. In a batch run the prediction comes
-from the notebook's `predictions` parameter, or is recorded as absent, and nothing waits.
+batch run. So an experiment cell calls `box.require()` first: with no prediction it stops there with one
+sentence (PredictFirst, shown without a traceback), and Run All stops with it instead of running the cells
+after it on results that were never measured; the student answers (or presses skip) and runs the cell
+again. In a batch run the prediction comes from the notebook's `predictions` parameter, or is recorded as
+absent, and nothing waits.
 """
 
 from __future__ import annotations
@@ -16,6 +18,17 @@ import ipywidgets as w
 from ..predictions import ABSENT, Question, given, in_batch, judge, predictions_file, record
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
+
+
+class PredictFirst(Exception):
+    """Raised by an experiment cell whose prediction is not given yet. It stops Run All there (so the cells
+    after it do not fail on results that were never measured) and shows as one sentence, not a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(ASK)
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        return [ASK]
 MIME = "application/vnd.labkit.prediction+json"
 """The card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
 carries the student's predictions (a kernel cannot write cell metadata)."""
@@ -68,11 +81,13 @@ class PredictionBox:
         self._show()
 
     def ready(self) -> bool:
-        """True when the run may start (answered, skipped, or a batch run); else print the one sentence."""
-        if self.batch or self.skipped or self.answer is not None:
-            return True
-        print(ASK)
-        return False
+        """True when the run may start: answered, skipped, or a batch run (no one will answer)."""
+        return self.batch or self.skipped or self.answer is not None
+
+    def require(self) -> None:
+        """The first line of an experiment cell: raises PredictFirst (one sentence) until ready()."""
+        if not self.ready():
+            raise PredictFirst()
 
     def freeze(self) -> Any:
         """The run starts: the answer is kept as it is now, and the next run asks again."""

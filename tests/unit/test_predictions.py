@@ -64,14 +64,17 @@ def test_predictions_are_kept_as_json_lines(tmp_path):
         ("gain", 2.0, "2.6x (2.3-3.1)", WRONG, "ann"), ("login-nodes", None, 2, ABSENT, "bob")]
 
 
-def test_the_box_refuses_a_run_until_answered_or_skipped_and_asks_again_after_each_run(monkeypatch, capsys):
-    from labkit.widgets.prediction import ASK, PredictionBox
+def test_the_box_refuses_a_run_until_answered_or_skipped_and_asks_again_after_each_run(monkeypatch):
+    from labkit.widgets.prediction import ASK, PredictFirst, PredictionBox
 
     monkeypatch.delenv("LABKIT_BATCH", raising=False)
     box = PredictionBox(NODES, notebook="02")
     states = []
     box.on_change(states.append)
-    assert not box.ready() and capsys.readouterr().out.strip() == ASK
+    assert not box.ready()
+    with pytest.raises(PredictFirst) as asked:
+        box.require()
+    assert asked.value._render_traceback_() == [ASK]  # what the notebook shows: one sentence, no traceback
     box.input.value = 3
     box.lock()
     assert box.ready() and states[-1] is True
@@ -104,14 +107,14 @@ def test_the_card_shows_the_prediction_beside_the_measurement_and_keeps_it(monke
     assert json.loads((tmp_path / "predictions.jsonl").read_text())["user"] == "ann"
 
 
-def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_and_freezes_it_at_the_start(monkeypatch, capsys):
+def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_and_freezes_it_at_the_start(monkeypatch):
     """No cluster: the sweep itself is replaced, since what is tested is the lock before it."""
     from pathlib import Path
 
     from labkit.clusters.slot import ClusterSlot
     from labkit.patterns import describe
     from labkit.widgets import ControlPanel
-    from labkit.widgets.prediction import ASK, PredictionBox
+    from labkit.widgets.prediction import PredictFirst, PredictionBox
 
     monkeypatch.delenv("LABKIT_BATCH", raising=False)
     chat = str(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml")
@@ -122,8 +125,9 @@ def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_an
     assert panel.run_button.disabled
     started = []
     monkeypatch.setattr(panel, "_sweep", lambda chosen: started.append(chosen))
-    panel.run(wait=True)
-    assert started == [] and capsys.readouterr().out.strip() == ASK  # Run All does not hang, and nothing ran
+    with pytest.raises(PredictFirst):
+        panel.run(wait=True)
+    assert started == [] and not panel.running  # Run All stops here instead of hanging, and nothing ran
     box.lock("by_query")
     assert not panel.run_button.disabled
     panel.run(wait=True)
