@@ -105,6 +105,16 @@ def winner(interval: RatioInterval | None, first: str, second: str) -> str | Non
     return first if interval.estimate > 1 else second
 
 
+def judge_choice(question: Question, prediction: Any, interval: RatioInterval | None, first: str, second: str) -> str:
+    """The verdict on "which of two approaches wins", from their first/second ratio: too few repeats (a spread)
+    and within noise are said as such rather than called a winner."""
+    if prediction is None:
+        return ABSENT
+    if interval is None or not interval.has_interval:
+        return TOO_FEW
+    return NOISE if interval.within_noise else RIGHT if prediction == winner(interval, first, second) else WRONG
+
+
 def in_batch(predictions: Any = None) -> bool:
     """No one will answer: the notebook was given a `predictions` mapping (papermill, `labkit.batch`) or runs
     under LABKIT_BATCH (nbval, CI)."""

@@ -124,5 +124,9 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
                       verdict=verdict, user=user, namespace=namespace)
     text = (f"{box.question.text}\n  you predicted: {ABSENT if prediction is None else prediction}\n  measured: {shown}\n"
             f"  verdict: {verdict}\n  {evidence}")
-    display({MIME: line, "text/plain": text}, raw=True)
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in (("you predicted", ABSENT if prediction is None else prediction), ("measured", shown), ("verdict", verdict)))
+    card = (f"<div style='border:1px solid #999;padding:6px 10px;max-width:46em'><b>{html.escape(box.question.text)}</b>"
+            f"<table>{rows}</table><p style='margin:4px 0 0 0'>{html.escape(evidence)}</p></div>")
+    display({MIME: line, "text/html": card, "text/plain": text}, raw=True)
     return line

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, Question, given, in_batch, judge, record, winner
+from labkit.predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, Question, given, in_batch, judge, judge_choice, record, winner
 from labkit.results.intervals import RatioInterval
 
 NODES = Question("login-nodes", "How many nodes will one login touch at 4 nodes?", "count", low=1, high=4, giveaways=("2",))
@@ -34,6 +34,11 @@ def test_which_approach_won_is_told_only_when_the_interval_excludes_1():
     assert winner(interval(0.4, 0.3, 0.5), "pattern", "naive") == "naive"
     assert winner(interval(1.1, 0.9, 1.3), "pattern", "naive") is None
     assert judge(FASTER, "pattern", winner(interval(1.1, 0.9, 1.3), "pattern", "naive")) == NOISE
+    assert judge_choice(FASTER, "pattern", interval(2.6, 2.3, 3.1), "pattern", "naive") == RIGHT
+    assert judge_choice(FASTER, "naive", interval(2.6, 2.3, 3.1), "pattern", "naive") == WRONG
+    assert judge_choice(FASTER, "naive", interval(1.1, 0.9, 1.3), "pattern", "naive") == NOISE
+    assert judge_choice(FASTER, "naive", interval(2.6, 2.3, 3.1, pairs=1, method="spread"), "pattern", "naive") == TOO_FEW
+    assert judge_choice(FASTER, None, None, "pattern", "naive") == ABSENT
 
 
 def test_an_answer_out_of_the_questions_terms_says_what_would_do():
