@@ -357,9 +357,7 @@ class ControlPanel:
 
     def _enable_run(self) -> None:
         """Run is pressable when no sweep runs and no prediction is awaited."""
-        box = self._prediction
-        awaited = box is not None and not (box.batch or box.skipped or box.answer is not None)
-        self.run_button.disabled = self._running or awaited
+        self.run_button.disabled = self._running or (self._prediction is not None and not self._prediction.ready())
 
     def _set_running(self, running: bool, plan: SweepPlan) -> None:
         self._running = running

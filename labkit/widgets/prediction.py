@@ -99,14 +99,13 @@ class PredictionBox:
         return answer
 
     def _show(self, frozen: Any = "unset") -> None:
-        locked = self.answer is not None or self.skipped
         text = ("skipped" if self.skipped else f"locked: {self.answer}{' ' + self.question.unit if self.question.unit else ''}"
                 if self.answer is not None else "not answered yet")
         if frozen != "unset":
             text = f"ran with: {ABSENT if frozen is None else frozen}; answer again before the next run"
         self.status.value = f"<i>{html.escape(text)}</i>"
         for listener in self._listeners:
-            listener(self.batch or locked)
+            listener(self.ready())
 
 
 def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str = "", namespace: str = "", keep: bool = True) -> dict[str, Any]:
