@@ -13,7 +13,9 @@ from typing import Any, Sequence
 from cassandra import ConsistencyLevel, InvalidRequest
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile, Session
 from cassandra.connection import DefaultEndPoint
-from cassandra.policies import DCAwareRoundRobinPolicy, HostFilterPolicy, RoundRobinPolicy, TokenAwarePolicy
+from cassandra.policies import (
+    ConstantReconnectionPolicy, DCAwareRoundRobinPolicy, HostFilterPolicy, RoundRobinPolicy, TokenAwarePolicy,
+)
 from cassandra.query import SimpleStatement
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
@@ -55,12 +57,18 @@ def async_execute(fn: Any) -> Any:
 register_async_form(async_execute)
 
 
+PROBE_RETRY_S = 0.5
+
+
 def connect(
-    addresses: Sequence[str], *, dc: str | None = None, keyspace: str | None = None, port: int = 9042, connect_timeout: float = 10, metadata: bool = True
+    addresses: Sequence[str], *, dc: str | None = None, keyspace: str | None = None, port: int = 9042, connect_timeout: float = 10, metadata: bool = True,
+    probe: bool = False,
 ) -> Session:
     """A Session that balances over every node (token-aware), or over one datacenter's nodes only.
 
-    metadata=False skips fetching schema and token maps: a quicker connection for probes."""
+    metadata=False skips fetching schema and token maps: a quicker connection. probe=True retries a node the
+    driver could not connect to every PROBE_RETRY_S instead of the driver's doubling back-off (1, 2, 4 ... s):
+    a node that refused its first connection while starting would otherwise be left alone for a minute."""
     child = DCAwareRoundRobinPolicy(local_dc=dc, used_hosts_per_remote_dc=0) if dc else RoundRobinPolicy()
     cluster = Cluster(
         contact_points=list(addresses),
@@ -73,6 +81,7 @@ def connect(
         schema_metadata_enabled=metadata,
         token_metadata_enabled=metadata,
         max_schema_agreement_wait=0,  # execute_ddl waits for agreement itself, asking each node (see wait_for_schema_agreement)
+        **({"reconnection_policy": ConstantReconnectionPolicy(PROBE_RETRY_S, max_attempts=None)} if probe else {}),
     )
     try:
         return cluster.connect(keyspace)

@@ -365,27 +365,40 @@ class LocalCassandraCluster:
         ring = {n.address: n.spec.ring_address for n in self.nodes}  # how gossip and system.peers name each node
         every = {n.address for n in self.live_nodes()}  # how the driver names them (their own addresses)
         every_in_ring = {ring[a] for a in every}
-        session = cql.connect([n.address for n in nodes], metadata=False)
-        try:
-            def converged() -> bool:
-                hosts = {h.address: h for h in session.cluster.metadata.all_hosts()}
-                if not every <= hosts.keys():
-                    session.cluster.refresh_nodes()  # the driver skips peers whose gossip state was still partial
-                    return False
-                versions = set()
-                for address in sorted(n.address for n in nodes):
-                    try:
-                        peers = list(session.execute(_PEERS_QUERY, host=hosts[address]))
-                        gossip = list(session.execute(_GOSSIP_QUERY, host=hosts[address]))
-                        local = session.execute("SELECT schema_version FROM system.local", host=hosts[address]).one()
-                    except Exception:
-                        return False
-                    if not _sees_whole_ring(ring[address], every_in_ring, peers, gossip):
-                        return False
-                    versions.add(local.schema_version)
-                return len(versions) == 1
+        session = cql.connect([n.address for n in nodes], metadata=False, probe=True)
+        names = {n.address: n.name for n in self.nodes} | {n.spec.ring_address: n.name for n in self.nodes}
+        missing = ["nothing asked yet"]  # what the last look found lacking, for the time-out's message
 
-            processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.2, what="every node to see its peers and agree on the schema")
+        def converged() -> bool:
+            hosts = {h.address: h for h in session.cluster.metadata.all_hosts()}
+            if not every <= hosts.keys():
+                session.cluster.refresh_nodes()  # the driver skips peers whose gossip state was still partial
+                missing[0] = "the driver does not list " + ", ".join(names[a] for a in sorted(every - hosts.keys()))
+                return False
+            versions = {}
+            for address in sorted(n.address for n in nodes):
+                try:
+                    peers = list(session.execute(_PEERS_QUERY, host=hosts[address]))
+                    gossip = list(session.execute(_GOSSIP_QUERY, host=hosts[address]))
+                    local = session.execute("SELECT schema_version FROM system.local", host=hosts[address]).one()
+                except Exception as exc:
+                    missing[0] = f"{names[address]} did not answer ({type(exc).__name__}: {str(exc)[:200]})"
+                    return False
+                gaps = _ring_gaps(ring[address], every_in_ring, peers, gossip, names)
+                if gaps:
+                    missing[0] = f"{names[address]} {gaps}"
+                    return False
+                versions[names[address]] = local.schema_version
+            if len(set(versions.values())) > 1:
+                missing[0] = "schema versions differ: " + ", ".join(f"{n} {v}" for n, v in versions.items())
+                return False
+            return True
+
+        try:
+            try:
+                processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.2, what="every node to see its peers and agree on the schema")
+            except TimeoutError as exc:
+                raise TimeoutError(f"{exc}; last seen: {missing[0]}") from None
             self._server_version = cql.server_version(session)
         finally:
             session.cluster.shutdown()
@@ -643,10 +656,18 @@ _PEERS_QUERY = "SELECT peer, data_center, rack, host_id, native_address, tokens 
 _GOSSIP_QUERY = "SELECT address, status_with_port, rpc_ready FROM system_views.gossip_info"
 
 
-def _sees_whole_ring(address: str, every: set[str], peers: list, gossip: list) -> bool:
-    """Whether the node at `address` knows every other node completely: the peers row the driver needs
-    (dc, rack, host id, native address, tokens) and gossip saying NORMAL with CQL ready."""
+def _ring_gaps(address: str, every: set[str], peers: list, gossip: list, names: dict[str, str] | None = None) -> str | None:
+    """What the node at `address` does not yet know of the other nodes (None when it knows all): the
+    peers row the driver needs (dc, rack, host id, native address, tokens) and gossip saying NORMAL with CQL
+    ready. Said in words (nodes by `names` where given), so a start that times out tells which node lacked what."""
+    name = (names or {}).get
     others = every - {address}
     complete = {p.peer for p in peers if None not in (p.data_center, p.rack, p.host_id, p.native_address) and p.tokens}
     ready = {g.address for g in gossip if (g.status_with_port or "").startswith("NORMAL") and g.rpc_ready == "true"}
-    return others <= complete and others <= ready
+    gaps = []
+    if others - complete:
+        gaps.append("has no complete peers row for " + ", ".join(name(a, a) for a in sorted(others - complete)))
+    if others - ready:
+        states = {g.address: f"{g.status_with_port or 'no status'}, rpc_ready {g.rpc_ready}" for g in gossip}
+        gaps.append("does not see NORMAL with CQL ready: " + "; ".join(f"{name(a, a)} ({states.get(a, 'not in gossip')})" for a in sorted(others - ready)))
+    return " and ".join(gaps) or None
