@@ -100,6 +100,7 @@ class ControlPanel:
         self._sweeps = 0  # each press of Run draws its own lines, so a repeat does not zigzag over the last one
         self._running = False
         self._prediction: Any = None  # a labkit.widgets.prediction.PredictionBox asked before each run (ask_first)
+        self._predicted = ""  # "question: answer" the current sweep ran with, for its rows
         self._last_tick = 0.0
 
         low, high, step = size.thread_range if size else (1, 8, 1)
@@ -234,7 +235,8 @@ class ControlPanel:
                 raise
             return self
         if self._prediction is not None:
-            self._prediction.freeze()
+            answer = self._prediction.freeze()
+            self._predicted = f"{self._prediction.question.key}: {'none' if answer is None else answer}"
         self._cancel.clear()
         self.error = None
         self._sweeps += 1
@@ -287,6 +289,8 @@ class ControlPanel:
         def on_result(row: dict[str, Any], result) -> None:
             nonlocal finished
             finished += 1
+            if self._prediction is not None:
+                row["prediction"] = self._predicted  # which runs a student predicted (the report and the rows say)
             self.rows.append(row)
             self.progress.value = finished * plan.operations
             self._draw(row)

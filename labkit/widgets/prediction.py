@@ -108,14 +108,16 @@ class PredictionBox:
             listener(self.ready())
 
 
-def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str = "", namespace: str = "", keep: bool = True) -> dict[str, Any]:
+def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str = "", namespace: str = "", keep: bool = True,
+                verdict: str | None = None) -> dict[str, Any]:
     """After the run: the frozen prediction beside what was measured, the verdict, and the sentences that
     explain it from the servers' evidence (`evidence`, written to hold either way the numbers land). Returns the
-    record (kept in the predictions file unless `keep` is False) and displays the card."""
+    record (kept in the predictions file unless `keep` is False) and displays the card. `verdict` replaces the
+    judged one where the run itself says what it could tell (too few repeats); no prediction stays "no prediction"."""
     from IPython.display import display
 
     prediction = box.frozen[-1] if box.frozen else box.answer
-    verdict = judge(box.question, prediction, measured)
+    verdict = ABSENT if prediction is None else verdict or judge(box.question, prediction, measured)
     shown = measured.text() if hasattr(measured, "text") else measured
     line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown, "verdict": verdict}
     if keep:

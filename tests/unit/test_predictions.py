@@ -137,3 +137,45 @@ def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_an
     assert not panel.run_button.disabled
     panel.run(wait=True)
     assert len(started) == 1 and box.frozen == ["by_query"] and panel.run_button.disabled  # running, and the next run asks again
+    assert panel._predicted == "faster: by_query"  # what this sweep's rows carry in their `prediction` column
+
+
+def test_a_lesson_fills_in_its_facts_asks_by_key_and_cards_say_what_the_run_could_tell(monkeypatch, tmp_path):
+    from labkit.errors import ConfigError
+    from labkit.lessons import Lesson
+    from labkit.predictions import ABSENT, TOO_FEW
+    from labkit.widgets import prediction as widget
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    lesson = Lesson("02_index_table", (
+        Question("touched", "How many of the {nodes} nodes does one login touch?", "count", low=1, high=8, giveaways=("all {nodes} nodes",)),
+        Question("winner", "Which logs in more users per second?", "choice", options=("index", "lookup table")),
+    ))
+    assert lesson.question("touched", nodes=3).text == "How many of the 3 nodes does one login touch?"
+    assert lesson.question("touched", nodes=3).giveaways == ("all 3 nodes",)
+    with pytest.raises(ConfigError, match="its questions: touched, winner"):
+        lesson.question("nodes")
+    with pytest.raises(ConfigError, match="does not ask: toched"):
+        lesson.ask({"toched": 3}, nodes=3)
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    asked = lesson.ask(nodes=3)
+    with pytest.raises(widget.PredictFirst):
+        asked.require("touched")
+    asked["touched"].lock(3)
+    asked.require("touched")
+    assert asked["touched"].frozen == [3] and not asked["touched"].ready()  # frozen for this run; the next asks again
+    assert asked.card("touched", 3, "The trace names every node.")["verdict"] == "right"
+    asked["winner"].lock("index")
+    asked.require("winner")
+    assert asked.card("winner", None, "One pair per point.", verdict=TOO_FEW)["verdict"] == TOO_FEW
+
+    batch = lesson.ask({"winner": "lookup table"}, nodes=3)  # papermill's parameter: nothing waits
+    batch.require("touched"); batch.require("winner")
+    assert batch.card("touched", 3, "x", verdict=TOO_FEW)["verdict"] == ABSENT  # no prediction stays no prediction
+    lines = [json.loads(line) for line in (tmp_path / "predictions.jsonl").read_text().splitlines()]
+    assert [(l["question"], l["prediction"], l["verdict"]) for l in lines] == [
+        ("touched", 3, "right"), ("winner", "index", TOO_FEW), ("touched", None, ABSENT)]
+    assert all(l["notebook"] == "02_index_table" and l["user"] for l in lines)

@@ -1,0 +1,111 @@
+"""Predict, run, explain (#48): in a converted lesson notebook every live experiment is preceded by the
+student's prediction, no text before a run states its outcome, and the prose stays short.
+
+A live experiment is a code cell that starts or runs against a cluster (a panel, a sweep, a trace, a
+fault). It asks first: `asked.require("key")` or `ControlPanel(...).ask_first(asked["key"])`, and the
+question's box (`asked.show("key")`) comes earlier. A cell tagged `evidence` reads the servers' account of
+the experiment just before it (a second trace of the same run) and asks nothing new. A question's
+give-aways (labkit.lessons.<notebook>) must not appear in any markdown cell before the experiment that
+answers it. Words are counted in markdown outside fenced code blocks (SQL, diagrams, commands are not prose):
+the first screen (title to the first code cell) at most 200, the body up to the closing section
+("## What the classroom runs measured", where the committed figures go) at most 1,400.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONVERTED = {"02_index_table.ipynb": "labkit.lessons.index_table"}
+"""The notebooks already in predict-run-explain form, and the module holding each one's questions."""
+CLOSING = "## What the classroom runs measured"
+EXPERIMENT = re.compile(r"ControlPanel\(|run_pattern_sweep\(|\.ensure\(|\btrace\w*\(|\.trace\(|partition\(|kill_node|\.cut\(")
+SHOW = re.compile(r"""asked\.show\(["'](\w+)["']\)""")
+ASKS = re.compile(r"""asked\.require\(["'](\w+)["']\)|ask_first\(asked\[["'](\w+)["']\]\)""")
+
+
+def cells(name: str) -> list[dict]:
+    return json.loads((ROOT / "notebooks" / name).read_text())["cells"]
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def prose_words(text: str) -> int:
+    return len(re.findall(r"\S+", re.sub(r"```.*?```", "", text, flags=re.S)))
+
+
+def lesson(name: str):
+    return importlib.import_module(CONVERTED[name]).LESSON
+
+
+def experiments(name: str) -> list[tuple[int, set[str]]]:
+    """(cell index, keys it asks) of each live experiment; an `evidence` cell is not one."""
+    found = []
+    for i, cell in enumerate(cells(name)):
+        if cell["cell_type"] != "code" or "evidence" in cell["metadata"].get("tags", []) or "parameters" in cell["metadata"].get("tags", []):
+            continue
+        text = source(cell)
+        if EXPERIMENT.search(text) and "slot = ClusterSlot" not in text:
+            found.append((i, {a or b for a, b in ASKS.findall(text)}))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_every_live_experiment_asks_for_a_prediction_shown_before_it(name):
+    shown_at = {key: i for i, cell in enumerate(cells(name)) if cell["cell_type"] == "code" for key in SHOW.findall(source(cell))}
+    runs = experiments(name)
+    assert runs, f"{name}: no live experiment found"
+    for i, keys in runs:
+        assert keys, f"{name} cell {i} runs against a cluster without asking for a prediction first: {source(cells(name)[i])[:120]!r}"
+        for key in keys:
+            assert key in shown_at and shown_at[key] < i, f"{name} cell {i} asks {key!r}, whose box is not shown before it"
+    asked = {key for _i, keys in runs for key in keys}
+    questions = [q.key for q in lesson(name).questions]
+    assert set(questions) == asked == set(shown_at), f"{name}: questions {questions}, asked {sorted(asked)}, shown {sorted(shown_at)}"
+    assert 3 <= len(questions) <= 6
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_no_text_before_a_run_gives_its_outcome_away(name):
+    the_cells = cells(name)
+    for i, keys in experiments(name):
+        before = " ".join(re.sub(r"\s+", " ", source(c)) for c in the_cells[:i] if c["cell_type"] == "markdown").lower()
+        for key in keys:
+            question = lesson(name).question(key)
+            assert question.giveaways, f"{name}: question {key!r} lists no give-aways"
+            for phrase in question.giveaways:
+                assert phrase.lower() not in before, f"{name}: the text before cell {i} says {phrase!r}, the answer to {key!r}"
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_the_first_screen_and_the_body_stay_short(name):
+    the_cells = cells(name)
+    first_code = next(i for i, c in enumerate(the_cells) if c["cell_type"] == "code")
+    first = sum(prose_words(source(c)) for c in the_cells[:first_code])
+    closing = [i for i, c in enumerate(the_cells) if c["cell_type"] == "markdown" and source(c).startswith(CLOSING)]
+    assert closing, f"{name}: no closing section {CLOSING!r} for the classroom figures"
+    body = sum(prose_words(source(c)) for c in the_cells[:closing[0]] if c["cell_type"] == "markdown")
+    assert first <= 200, f"{name}: the first screen holds {first} words (at most 200)"
+    assert body <= 1400, f"{name}: the body holds {body} words of prose (at most 1,400)"
+    last_run = max(i for i, _keys in experiments(name))
+    assert closing[0] > last_run, f"{name}: the classroom figures come after the student's own runs"
+
+
+def test_the_check_fails_on_a_notebook_that_states_the_outcome_before_its_run(tmp_path, monkeypatch):
+    """The give-away check is not vacuous: the 02 notebook as it stood before #48 said the answer first."""
+    import subprocess
+
+    old = subprocess.run(["git", "show", "f1783dc:notebooks/02_index_table.ipynb"], cwd=ROOT, capture_output=True, text=True)
+    if old.returncode != 0:
+        pytest.skip("not a git checkout with the old notebook")
+    before = " ".join(source(c) for c in json.loads(old.stdout)["cells"] if c["cell_type"] == "markdown").lower()
+    before = re.sub(r"\s+", " ", before)
+    said = [p for q in lesson("02_index_table.ipynb").questions for p in q.giveaways if p.lower() in before]
+    assert said, "the old 02 stated its outcomes (scatter-gather, the 0.58x registration figure) before the runs"
