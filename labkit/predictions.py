@@ -28,6 +28,9 @@ ratio: a factor judged against the run's 95% interval; estimate: a number with a
 against the run's band when it has one."""
 
 RIGHT, WRONG, NOISE, TOO_FEW, ABSENT = "right", "wrong", "within noise", "too few repeats to judge", "no prediction"
+CARD_MIME = "application/vnd.labkit.prediction+json"
+"""A result card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
+and the batch report carry the student's predictions (a kernel cannot write cell metadata)."""
 BATCH_ENV = "LABKIT_BATCH"
 """Set (to anything but 0) by `labkit.batch` and the test harness: no one will answer, so never ask."""
 

@@ -171,6 +171,15 @@ def first_figure(nb: Any) -> dict | None:
     return None
 
 
+def cards(nb: Any) -> list[dict]:
+    """The result cards the executed notebook showed, in order: question, prediction (None: none given),
+    what was measured, verdict. How the report says which runs had a prediction."""
+    from ..predictions import CARD_MIME
+
+    return [dict(output["data"][CARD_MIME]) for cell in nb.cells if cell.cell_type == "code"
+            for output in cell.get("outputs", []) if CARD_MIME in output.get("data", {})]
+
+
 def failure(nb: Any) -> str:
     """'cell N (its first line): Error: message' for the first cell that raised, else ''."""
     for index, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
@@ -202,6 +211,13 @@ def _section(run: Any, out_dir: Path, index: int) -> str:
         parts.append(table.to_html(index=False, classes="headline", na_rep="", border=0))
     else:
         parts.append("<p><i>No pattern sweep in this notebook: its own tables are in the notebook page.</i></p>")
+    shown = cards(nb) if nb is not None else []
+    if shown:
+        answered = sum(c.get("prediction") is not None for c in shown)
+        parts.append(f"<p>Predictions: {answered} of {len(shown)} questions answered before their runs"
+                     f"{' (a batch run records the others as none)' if answered < len(shown) else ''}.</p>")
+        parts.append(pd.DataFrame(shown)[["question", "prediction", "measured", "verdict"]].fillna("none")
+                     .to_html(index=False, classes="headline", border=0))
     figure = first_figure(nb) if nb is not None else None
     if figure is not None:
         layout = {**figure.get("layout", {}), "height": 420}

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import ipywidgets as w
 
-from ..predictions import ABSENT, Question, given, in_batch, judge, predictions_file, record
+from ..predictions import ABSENT, CARD_MIME, Question, given, in_batch, judge, predictions_file, record
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
 
@@ -29,9 +29,7 @@ class PredictFirst(Exception):
 
     def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
         return [ASK]
-MIME = "application/vnd.labkit.prediction+json"
-"""The card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
-carries the student's predictions (a kernel cannot write cell metadata)."""
+MIME = CARD_MIME  # the card's own output type (labkit.predictions)
 
 
 class PredictionBox:

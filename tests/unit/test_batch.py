@@ -48,6 +48,25 @@ def test_a_batch_kernel_is_told_no_one_will_answer_a_prediction(tmp_path: Path, 
     assert "LABKIT_BATCH" not in os.environ  # only while the notebooks run
 
 
+def test_the_report_says_which_runs_had_a_prediction(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "home"))
+    src, out = tmp_path / "notebooks", tmp_path / "build"
+    src.mkdir()
+    notebook(src / "00_cards.ipynb", "\n".join([
+        "from labkit.predictions import Question",
+        "from labkit.widgets.prediction import PredictionBox, result_card",
+        "asked = PredictionBox(Question('index_nodes', 'How many nodes?', 'count'), None, notebook='00_cards')",
+        "given = PredictionBox(Question('winner', 'Which wins?', 'choice', options=('a', 'b')), {'winner': 'b'}, notebook='00_cards')",
+        "asked.freeze(); given.freeze()",
+        "result_card(asked, 3, 'The trace lists 3 nodes.', keep=False)",
+        "result_card(given, 'b', 'Paired ratio 1.4x.', keep=False)",
+    ]))
+    assert batch.main(["--notebooks", str(src), "--out", str(out)]) == 0
+    index = (out / "index.html").read_text()
+    assert "Predictions: 1 of 2 questions answered before their runs (a batch run records the others as none)" in index
+    assert "index_nodes" in index and "no prediction" in index and "winner" in index and "right" in index
+
+
 def test_batch_with_no_notebooks_says_so(tmp_path: Path, capsys):
     assert batch.main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "b")]) == 1
     assert "no notebooks to run" in capsys.readouterr().err
