@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from ..predictions import TOO_FEW, Question, judge_choice
+from ..predictions import NOISE, RIGHT, TOO_FEW, WRONG, Question, judge_choice
 from ..results.intervals import RatioInterval, paired_ratios, ratio_interval
 
 
@@ -84,6 +84,24 @@ class Asked(dict):
         measured = f"{first} / {second}, {what}: {interval.text()}" if interval is not None else "not measured (no run of both)"
         verdict = judge_choice(box.question, prediction, interval, first, second) if interval is not None else TOO_FEW
         return self.card(key, measured, evidence, verdict=verdict)
+
+    def card_growth(self, key: str, grew: dict[str, RatioInterval | None], low_n: int, high_n: int, evidence: str,
+                    unit: str = "tx/s") -> dict[str, Any]:
+        """The card of "whose throughput grows with the nodes" (options: both, only <name>'s, neither): `grew`
+        holds each approach's throughput at `high_n` nodes over `low_n` (independent clusters, so a Welch
+        interval). One grew where its whole interval is above 1; "too few repeats" or "within noise" where any
+        interval cannot say."""
+        measured = "; ".join(f"{name} {i.text() if i else 'not run'}" for name, i in grew.items()) + f" ({unit}, {high_n} nodes over {low_n})"
+        intervals = list(grew.values())
+        if any(i is None or not i.has_interval for i in intervals):
+            return self.card(key, measured, evidence, verdict=TOO_FEW)
+        if any(i.within_noise for i in intervals):
+            return self.card(key, measured, evidence, verdict=NOISE)
+        up = [name for name, i in grew.items() if i.low > 1]
+        answer = "both" if len(up) == len(grew) else f"only {up[0]}'s" if len(up) == 1 else "neither"
+        box = self[key]
+        prediction = box.frozen[-1] if box.frozen else box.answer
+        return self.card(key, f"{answer}: {measured}", evidence, verdict=RIGHT if prediction == answer else WRONG)
 
 
 def pooled_ratio(rows: Any, first: str, second: str, *, metric: str = "throughput") -> RatioInterval | None:

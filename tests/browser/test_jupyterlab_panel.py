@@ -1,6 +1,10 @@
 """A student's path through a real browser: JupyterLab serves 02_index_table.ipynb, Chromium (Debian's,
-driven by Playwright) runs every cell, picks 0.15 core in the login panel's "CPU per node" control,
-clicks Run and waits for the live figure to gain the new, budgeted points of every approach. The screenshot lands in build/test-artifacts/."""
+driven by Playwright) runs every cell; each live experiment stops with one sentence until its prediction is
+given, so the student skips the first three questions, answers the login question, runs on from each
+experiment and reads the login's result card (their prediction beside the measurement). Then they pick 0.15
+core in the login panel's "CPU per node" control, find Run locked until they predict again, answer, click Run
+and wait for the live figure to gain the new, budgeted points of every approach. The screenshots land in
+build/test-artifacts/."""
 
 from __future__ import annotations
 
@@ -68,11 +72,16 @@ def jupyterlab(tmp_path):
     notebook = tiny_copy(tmp_path)
     port, token = free_port(), secrets.token_hex(16)
     log = open(tmp_path / "jupyterlab.log", "w")
+    # every cell rendered (no windowing), so the test can select the cell it runs on from
+    settings = tmp_path / "jupyter-config" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    student = {k: v for k, v in os.environ.items() if k != "LABKIT_BATCH"}  # a student's kernel: predictions are asked
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
          f"--ServerApp.root_dir={tmp_path}", "--ServerApp.open_browser=False", "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
         + (["--allow-root"] if os.geteuid() == 0 else []),
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")},
+        stdout=log, stderr=subprocess.STDOUT, env={**student, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config")},
     )
     try:
         deadline = time.monotonic() + 90
@@ -103,6 +112,39 @@ def jupyterlab(tmp_path):
         assert not [p for p in processes_under(clusters_dir()) if "java" in p.name()], "the notebook's cluster outlived its kernel"
 
 
+ASKED = "Predict first"
+
+
+def predict(page, question: str, choice: str | None = None, skip: bool = False) -> None:
+    """Answer (or skip) the prediction box whose question starts with `question`."""
+    box = page.locator(".widget-vbox", has=page.locator(".widget-html", has_text=question)).last
+    box.scroll_into_view_if_needed()
+    if skip:
+        box.locator("button", has_text="skip").click()
+    else:
+        if choice is not None:
+            box.locator(".widget-toggle-button", has_text=choice).click()
+        box.locator("button", has_text="Lock in").click()
+    box.locator(".widget-html", has_text="skipped" if skip else "locked").wait_for(timeout=30_000)
+
+
+def run_from(page, cell_text: str) -> None:
+    """Select the code cell holding `cell_text` and run it and every cell below (Run menu)."""
+    cell = page.locator(".jp-CodeCell", has_text=cell_text).first
+    cell.scroll_into_view_if_needed()
+    cell.locator(".jp-InputPrompt").click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run Selected Cell and All Below").first.click()
+
+
+def stopped_at(page, cell_text: str):
+    """Wait until the cell holding `cell_text` has asked for its prediction (and the kernel is idle)."""
+    cell = page.locator(".jp-CodeCell", has_text=cell_text).first
+    cell.locator(".jp-OutputArea-output", has_text=ASKED).wait_for(state="attached", timeout=480_000)
+    page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
+    return cell
+
+
 def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyterlab):
     from playwright.sync_api import sync_playwright
 
@@ -117,12 +159,36 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)  # the kernel is ready
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
             page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+            # Run All stops at the first experiment with one sentence, no traceback, and nothing below ran
+            trace = stopped_at(page, 'asked.require("index_nodes")')
+            assert page.locator(".widget-html", has_text="phase (a)").count() == 0
+            predict(page, "Predict: Cluster size", skip=True)
+            predict(page, "Predict: And one login through the lookup table", skip=True)
+            run_from(page, 'asked.require("index_nodes")')
+            stopped_at(page, 'ask_first(asked["register_winner"])')
+            assert trace.locator(".jp-OutputArea-output", has_text=ASKED).count() == 0  # the traces ran this time
+            predict(page, "Predict: Registering users", skip=True)
+            run_from(page, 'ask_first(asked["register_winner"])')
+            stopped_at(page, 'ask_first(asked["login_winner"])')
+            predict(page, "Predict: Logging users in", choice="the lookup table")
+            run_from(page, 'ask_first(asked["login_winner"])')
+
             done = page.locator(".widget-html", has_text=f"done: {RUNS_PER_SWEEP} runs")
             # JupyterLab renders only the cells near the viewport, so wait for presence, not visibility
             done.nth(1).wait_for(state="attached", timeout=480_000)  # both panels (register, login) finished their first sweep
             page.locator(".jp-StatusBar-Widget", has_text="| Idle").first.wait_for(timeout=120_000)
             errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] .jp-RenderedText, .jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
             assert "Traceback" not in " ".join(errors.all_text_contents()), errors.all_text_contents()
+
+            # the login's result card: the student's prediction beside what the run measured
+            card = page.locator(".jp-RenderedHTMLCommon", has_text="you predicted").filter(has_text="Logging users in").last
+            card.wait_for(state="attached", timeout=60_000)
+            card.scroll_into_view_if_needed()
+            text = card.inner_text()
+            assert "the lookup table" in text and "logins per second" in text and "verdict" in text, text
+            assert "too few repeats to judge" in text or "right" in text or "wrong" in text or "within noise" in text, text
+            card.screenshot(path=str(ARTIFACTS / "jupyterlab_prediction_card.png"))
 
             login_panel = page.locator(".widget-vbox", has=page.locator("h4", has_text="phase (b)")).last
             login_panel.scroll_into_view_if_needed()
@@ -132,7 +198,11 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             cpu_per_node = login_panel.locator(".widget-dropdown", has_text="CPU per node").locator("select")
             assert cpu_per_node.evaluate("el => el.options[el.selectedIndex].text").startswith("none")
             cpu_per_node.select_option(label="0.15 core")  # the second sweep runs on budgeted nodes
-            login_panel.locator("button", has_text="Run").click()
+            run = login_panel.locator("button", has_text="Run").first
+            assert run.is_disabled()  # a new run asks for a new prediction first
+            predict(page, "Predict: Logging users in", choice="the secondary index")
+            page.wait_for_function("el => !el.disabled", arg=run.element_handle(), timeout=30_000)
+            run.click()
             page.wait_for_function(
                 "([el, n]) => el.querySelectorAll('.scatterlayer .trace .points path').length >= n",
                 arg=[figure.element_handle(), 2 * before],

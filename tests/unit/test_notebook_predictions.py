@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CONVERTED = {"02_index_table.ipynb": "labkit.lessons.index_table"}
+CONVERTED = {"02_index_table.ipynb": "labkit.lessons.index_table", "04_fan_out_on_write.ipynb": "labkit.lessons.fan_out"}
 """The notebooks already in predict-run-explain form, and the module holding each one's questions."""
 CLOSING = "## What the classroom runs measured"
 EXPERIMENT = re.compile(r"ControlPanel\(|run_pattern_sweep\(|\.ensure\(|\btrace\w*\(|\.trace\(|partition\(|kill_node|\.cut\(")

@@ -179,3 +179,28 @@ def test_a_lesson_fills_in_its_facts_asks_by_key_and_cards_say_what_the_run_coul
     assert [(l["question"], l["prediction"], l["verdict"]) for l in lines] == [
         ("touched", 3, "right"), ("winner", "index", TOO_FEW), ("touched", None, ABSENT)]
     assert all(l["notebook"] == "02_index_table" and l["user"] for l in lines)
+
+
+def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can_say(monkeypatch, tmp_path):
+    from labkit.lessons import Lesson
+    from labkit.predictions import NOISE, RIGHT, TOO_FEW, WRONG
+    from labkit.results.intervals import RatioInterval
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: None)
+    options = ("both", "only the lookup table's", "only the secondary index's", "neither")
+    lesson = Lesson("02", (Question("grow", "Whose logins grow?", "choice", options=options),))
+    up, flat, noisy = RatioInterval(2.0, 1.5, 2.6, 3, "welch"), RatioInterval(0.8, 0.7, 0.9, 3, "welch"), RatioInterval(1.1, 0.9, 1.3, 3, "welch")
+    one = RatioInterval(2.0, 2.0, 2.0, 1, "spread")
+
+    def card(prediction, lookup, index):
+        asked = lesson.ask({"grow": prediction})
+        asked.require("grow")
+        return asked.card_growth("grow", {"the lookup table": lookup, "the secondary index": index}, 1, 3, "CPU per login.", unit="logins/s")
+
+    right = card("only the lookup table's", up, flat)
+    assert right["verdict"] == RIGHT and right["measured"].startswith("only the lookup table's: the lookup table 2.0x (1.5-2.6)")
+    assert card("both", up, flat)["verdict"] == WRONG
+    assert card("both", up, up)["verdict"] == RIGHT and card("neither", flat, flat)["verdict"] == RIGHT
+    assert card("neither", up, noisy)["verdict"] == NOISE
+    assert card("both", one, up)["verdict"] == TOO_FEW

@@ -1,0 +1,31 @@
+"""Notebook 04 (Fan-out on Write): what the student predicts before each live run.
+
+The mechanism questions (partitions one post writes, nodes one read-time page touches) are judged exactly
+from the servers' traces; the outcome questions from the run's paired ratios ("too few repeats to judge"
+below three pairs)."""
+
+from __future__ import annotations
+
+from ..predictions import Question
+from . import Lesson
+
+ON_WRITE = "fan-out on write"
+ON_READ = "fan-out on read"
+
+LESSON = Lesson("04_fan_out_on_write", (
+    Question("post_partitions", "User 1 has {followers} followers. How many partitions will one post by user 1 write under "
+             "fan-out on write (the keyspace keeps one replica of each partition)?", "count", low=1, high=1000,
+             giveaways=("1 + followers", "1 + followers` partitions")),
+    Question("page_nodes", "Cluster size {nodes}. One page under fan-out on read asks 10 followed users for their next "
+             "activity, one query each. How many nodes will that page touch?", "count", low=1, high=10,
+             giveaways=("on whichever nodes own them", "the more of them take part in every page", "spread over the whole cluster")),
+    Question("post_winner", "Saving activities (cluster size {nodes}): which saves more activities per second at the same "
+             "number of client threads?", "choice", options=(ON_WRITE, ON_READ),
+             giveaways=("0.05x", "FOR over 20x", "141-191 activities/s")),
+    Question("page_winner", "Paginating feeds (cluster size {nodes}; the nodes share this machine's cores): which serves more "
+             "pages per second at the same number of client threads?", "choice", options=(ON_WRITE, ON_READ),
+             giveaways=("8.2x", "several times the pages", "1,363-2,217 pages/s")),
+    Question("budget_growth", "Each node now gets {node_cpu} core of its own. From {low_nodes} to {budget_nodes} nodes, whose "
+             "pages per second grow?", "choice", options=("both", f"only {ON_WRITE}'s", f"only {ON_READ}'s", "neither"),
+             giveaways=("did not help fan-out on read", "helped fan-out on write only")),
+))
