@@ -4,7 +4,8 @@ student's prediction, no text before a run states its outcome, and the prose sta
 A live experiment is a code cell that starts or runs against a cluster (a panel, a sweep, a trace, a
 fault). It asks first: `asked.require("key")` or `ControlPanel(...).ask_first(asked["key"])`, and the
 question's box (`asked.show("key")`) comes earlier. A cell tagged `evidence` reads the servers' account of
-the experiment just before it (a second trace of the same run) and asks nothing new. A question's
+the experiment just before it (a second trace of the same run) and asks nothing new; one tagged `setup`
+starts the cluster the lesson runs on, which has no outcome to predict. A question's
 give-aways (labkit.lessons.<notebook>) must not appear in any markdown cell before the experiment that
 answers it. Words are counted in markdown outside fenced code blocks (SQL, diagrams, commands are not prose):
 the first screen (title to the first code cell) at most 200, the body up to the closing section
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CONVERTED = {"01_uuid_key.ipynb": "labkit.lessons.uuid_key", "02_index_table.ipynb": "labkit.lessons.index_table", "04_fan_out_on_write.ipynb": "labkit.lessons.fan_out"}
+CONVERTED = {"00_getting_started.ipynb": "labkit.lessons.getting_started", "01_uuid_key.ipynb": "labkit.lessons.uuid_key", "02_index_table.ipynb": "labkit.lessons.index_table", "04_fan_out_on_write.ipynb": "labkit.lessons.fan_out"}
 """The notebooks already in predict-run-explain form, and the module holding each one's questions."""
 CLOSING = "## What the classroom runs measured"
 EXPERIMENT = re.compile(r"ControlPanel\(|run_pattern_sweep\(|\.ensure\(|\btrace\w*\(|\.trace\(|partition\(|partition_test\(|both_tests\(|kill_node|\.cut\(")
@@ -49,7 +50,7 @@ def experiments(name: str) -> list[tuple[int, set[str]]]:
     """(cell index, keys it asks) of each live experiment; an `evidence` cell is not one."""
     found = []
     for i, cell in enumerate(cells(name)):
-        if cell["cell_type"] != "code" or "evidence" in cell["metadata"].get("tags", []) or "parameters" in cell["metadata"].get("tags", []):
+        if cell["cell_type"] != "code" or {"evidence", "parameters", "setup"} & set(cell["metadata"].get("tags", [])):
             continue
         text = source(cell)
         if EXPERIMENT.search(text) and "LESSON.ask(" not in text:  # the setup cell makes the boxes (and may start the cluster)
