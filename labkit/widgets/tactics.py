@@ -5,7 +5,7 @@ kept in `runs`; an error is shown in the panel and loses none of them)."""
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from typing import Any, Callable
 
 import ipywidgets as w
 
@@ -19,6 +19,8 @@ class TacticPanel:
         self.runner = runner
         self.plans = {p.key: p for p in scenarios}
         self.runs: list[Any] = []
+        self._prediction: Any = None  # a PredictionBox asked before each run (ask_first)
+        self._answer: Callable[[Any], None] | None = None
         first = scenarios[0]
         self.choice = w.Dropdown(options=list(self.plans), value=first.key, description="tactic run")
         self.rate = w.IntSlider(value=int(first.rate), min=10, max=3000, step=10, description="offered /s")
@@ -32,6 +34,14 @@ class TacticPanel:
         self.widget = w.VBox([w.HTML(f"<b>{title}</b>"), w.HBox([self.choice, self.button]), w.HBox([self.rate, self.threads, self.nodes]),
                               self.status, self.out])
 
+    def ask_first(self, box: Any, answer: Callable[[Any], None] | None = None) -> "TacticPanel":
+        """Run stays disabled until the student has predicted in `box` (or skipped); each run freezes the
+        prediction, and `answer(run)` then shows its result card under the run's timeline."""
+        self._prediction, self._answer = box, answer
+        box.on_change(lambda ready: setattr(self.button, "disabled", not ready))
+        self.button.disabled = not box.ready()
+        return self
+
     def _load_plan(self) -> None:
         p = self.plans[self.choice.value]
         self.rate.value, self.threads.value, self.nodes.value = int(p.rate), p.threads, p.nodes
@@ -42,6 +52,9 @@ class TacticPanel:
     def run(self) -> Any:
         """Run the chosen plan with the sliders' values (it takes as long as the plan's windows and the tactic)."""
         plan = self.plans[self.choice.value]
+        if self._prediction is not None:
+            self._prediction.require()  # PredictFirst: one sentence
+            self._prediction.freeze()
         self.button.disabled = True
         self._say(f"running {plan.key} at {self.rate.value}/s on {self.nodes.value} node(s) ...")
         try:
@@ -51,12 +64,14 @@ class TacticPanel:
             self._say(f"{plan.key} did not run: {detail}", "firebrick")
             return None
         finally:
-            self.button.disabled = False
+            self.button.disabled = self._prediction is not None and not self._prediction.ready()
         self.runs.append(run)
         took = "not confirmed" if run.took_s is None else f"effective after {run.took_s:.1f} s"
         self._say(f"{plan.key}: {took}" + (f"; tactic error: {run.error}" if run.error else ""), "firebrick" if run.error else "green")
         with self.out:
             tactic_figure(run.timeline_rows(), run.row()).show()
+            if self._answer is not None:
+                self._answer(run)
         return run
 
     def _ipython_display_(self) -> None:

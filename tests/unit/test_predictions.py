@@ -109,6 +109,9 @@ def test_the_card_shows_the_prediction_beside_the_measurement_and_keeps_it(monke
     line = widget.result_card(box, 2, "The trace lists the coordinator and the replica that owns the lookup row.", user="ann")
     assert line["verdict"] == WRONG and line["prediction"] == 3 and line["measured"] == 2
     assert "you predicted: 3" in shown[0]["text/plain"] and shown[0][widget.MIME]["verdict"] == WRONG
+    box.freeze()  # a batch box keeps its answer: a second run with the same prediction
+    widget.result_card(box, 3, "Again.", keep=False)
+    assert "before that: 3" in shown[1]["text/plain"] and "before that" in shown[1]["text/html"]
     assert json.loads((tmp_path / "predictions.jsonl").read_text())["user"] == "ann"
 
 
@@ -204,3 +207,29 @@ def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can
     assert card("both", up, up)["verdict"] == RIGHT and card("neither", flat, flat)["verdict"] == RIGHT
     assert card("neither", up, noisy)["verdict"] == NOISE
     assert card("both", one, up)["verdict"] == TOO_FEW
+
+
+def test_a_tactic_panel_asked_to_wait_for_a_prediction_runs_only_after_one_and_shows_its_card(monkeypatch):
+    """No cluster: the runner is replaced, since what is tested is the lock and the card after the run."""
+    from types import SimpleNamespace
+
+    from labkit.tactics.scenarios import scenarios
+    from labkit.widgets import TacticPanel
+    from labkit.widgets.prediction import PredictFirst, PredictionBox
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    monkeypatch.setattr("labkit.widgets.tactics.tactic_figure", lambda *a, **k: SimpleNamespace(show=lambda: None))
+    done = SimpleNamespace(took_s=2.0, error="", timeline_rows=lambda: [], row=lambda: {"p95_after_vs_before": 0.5})
+    ran, answered = [], []
+    runner = SimpleNamespace(run=lambda plan, **kw: ran.append(plan.key) or done)
+    panel = TacticPanel(runner, scenarios("quick"))
+    box = PredictionBox(Question("effect", "What will it do to p95?", "choice", options=("better", "same")))
+    panel.ask_first(box, answer=lambda run: answered.append(run.row()["p95_after_vs_before"]))
+    assert panel.button.disabled
+    with pytest.raises(PredictFirst):
+        panel.run()
+    assert ran == []
+    box.lock("better")
+    assert not panel.button.disabled
+    assert panel.run() is done and len(ran) == 1 and answered == [0.5]
+    assert box.frozen == ["better"] and panel.button.disabled  # the next run asks again

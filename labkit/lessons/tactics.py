@@ -1,0 +1,43 @@
+"""Notebook 06 (Tactics): what the student predicts before each tactic runs under load.
+
+Every question is answered from the run itself: failures while the index builds and reads that found a
+record missing during the repair (counted), the share of the ring the new node owns (the server's
+evidence), what limited the load before the budget grew (the run's `limit`), and what a tactic did to p95
+(after over before, with 1.2x either way as "about the same")."""
+
+from __future__ import annotations
+
+from ..predictions import Question
+from . import Lesson
+
+YES, NO = "yes", "no"
+BETTER, SAME, WORSE = "better by more than 1.2x", "within 1.2x either way", "worse by more than 1.2x"
+SHARES = {"about a quarter": 25.0, "about a sixth": 100 / 6, "about a third": 100 / 3, "about an eighth": 12.5}
+
+LESSON = Lesson("06_tactics", (
+    Question("index_fails", "While the SAI index builds under load, will any query planned against it fail?", "choice",
+             options=(YES, NO), giveaways=("fail with `index_not_available`", "queries that reach it fail")),
+    Question("quorum_effect", "A read-heavy load near the nodes' budget switches from ONE to QUORUM (3 nodes, replication factor "
+             "3). What will the switch do to p95, after over before?", "choice", options=(BETTER, SAME, WORSE),
+             giveaways=("328 ms after it", "what it costs is latency and capacity")),
+    Question("cpu_limit", "Just before the nodes' budget is doubled, what will have limited the load?", "choice",
+             options=("a node's budget", "the client", "the machine", "nothing"), giveaways=("a node had been at its budget",)),
+    Question("replica_missing", "While the repair streams the records to their new replicas, will any read at ONE report a "
+             "record missing?", "choice", options=(YES, NO), giveaways=("found a record missing", "did not yet mean three copies")),
+    Question("new_node_share", "A fourth node joins a ring of three nodes that hold one token each. What share of the data "
+             "will it own?", "choice", options=tuple(SHARES), giveaways=("one sixth", "splits one neighbour's range")),
+    Question("tactic_effect", "Pick a run in the panel: what will its tactic do to p95, after over before?", "choice",
+             options=(BETTER, SAME, WORSE), giveaways=("see that more cpu buys nothing",)),
+))
+
+
+def share_named(owns_pct: float) -> str:
+    """The option nearest to the share of the ring a node owns (nodetool's percentage)."""
+    return min(SHARES, key=lambda name: abs(SHARES[name] - owns_pct))
+
+
+def effect_of(p95_after_vs_before: float | None) -> str | None:
+    """What a tactic did to p95 in the terms of `tactic_effect` (None when either window had no p95)."""
+    if p95_after_vs_before is None or p95_after_vs_before != p95_after_vs_before:
+        return None
+    return BETTER if p95_after_vs_before < 1 / 1.2 else WORSE if p95_after_vs_before > 1.2 else SAME
