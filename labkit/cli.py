@@ -380,6 +380,35 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo("")
 
 
+@app.command("predictions")
+def predictions_command(
+    paths: list[Path] = typer.Argument(..., help="Notebooks, or folders to search for them (e.g. an nbgrader course's submitted/)."),
+    out: Path = typer.Option(None, "--out", help="Write the rows to this CSV file as well."),
+) -> None:
+    """The predictions and result cards in executed lesson notebooks, one row per card: student (from
+    nbgrader's submitted/<student>/ folders), notebook, question, prediction, measured, verdict."""
+    import csv
+
+    from .predictions import collected
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        _fail(ConfigError(f"no such file or folder: {', '.join(missing)}"))
+    rows = collected(paths)
+    if not rows:
+        typer.echo("no result cards found: a card appears once its experiment has run in the notebook")
+        return
+    for r in rows:
+        typer.echo(f"{r['student'] or '-':<12} {r['notebook']:<22} {r['question']:<22} predicted {r['prediction'] if r['prediction'] is not None else 'none'}"
+                   f" · measured {r['measured']} · {r['verdict']}")
+    if out is not None:
+        with out.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        typer.echo(f"{len(rows)} rows written to {out}")
+
+
 @app.command("tactics")
 def tactics_command(
     runs: list[str] = typer.Argument(None, help="Tactic runs to do (names from the list); none: list the profile's runs."),

@@ -149,3 +149,24 @@ def predictions_file() -> Path:
     from .clusters.base import labkit_home
 
     return labkit_home() / "predictions.jsonl"
+
+
+def collected(paths: list[Path]) -> list[dict[str, Any]]:
+    """Every result card in the notebooks under `paths` (files or directories, searched for *.ipynb), one
+    row each: student (the folder after `submitted/` in nbgrader's course layout, else empty), notebook,
+    question, prediction (None: none given), measured, verdict. How an instructor gathers a class's
+    predictions from the notebooks nbgrader collected: the cards are the notebooks' own outputs."""
+    import nbformat
+
+    files = sorted({f for p in paths for f in ([p] if p.is_file() else p.rglob("*.ipynb")) if ".ipynb_checkpoints" not in f.parts})
+    rows = []
+    for path in files:
+        parts = path.resolve().parts
+        student = parts[parts.index("submitted") + 1] if "submitted" in parts[:-1] else ""
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                card = output.get("data", {}).get(CARD_MIME)
+                if card:
+                    rows.append({"student": student, "file": str(path), **{k: card.get(k) for k in ("notebook", "question", "prediction", "measured", "verdict")}})
+    return rows

@@ -1,6 +1,8 @@
 """The instructor's nbgrader course flow, exactly as INSTRUCTORS.md lists it, with nbgrader's own command-line
 tools on one exercise: generate, release, two students fetch and submit (one solves it, one leaves it
-untouched), collect, autograde on real servers, export. The solved one scores full marks, the untouched one zero."""
+untouched), collect, autograde on real servers, export. The solved one scores full marks, the untouched one zero.
+And a lesson notebook released ungraded: the student runs it, submits, and `labkit predictions` reads the
+class's predictions from what nbgrader collected."""
 
 from __future__ import annotations
 
@@ -77,3 +79,42 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
     graded = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / EXERCISE, as_version=4)
     outputs = "".join(o.get("text", "") for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "not written yet" in outputs  # bob's check told him what is missing
+
+
+LESSON = "02_index_table.ipynb"
+TINY = {"register": {"nodes": [1], "threads": [1, 2], "operations": 60},
+        "login": {"nodes": [1], "threads": [1, 2], "operations": 60, "warmup": 0, "settings": {"users": 100}},
+        "budgeted": {"nodes": [1], "threads": [2], "operations": 60, "warmup": 0, "settings": {"users": 100}}}
+
+
+def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path):
+    import papermill as pm
+
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    (course / "source" / "lesson-02").mkdir(parents=True)
+    exchange.mkdir()
+    exchange.chmod(0o777)
+    shutil.copy(REPO / "notebooks" / LESSON, course / "source" / "lesson-02" / LESSON)  # the lesson as it is: no graded cells
+    (course / "nbgrader_config.py").write_text(config(course, exchange))
+    nbgrader("generate_assignment", "lesson-02", "--force", cwd=course)
+    nbgrader("release_assignment", "lesson-02", "--force", cwd=course)
+
+    home = tmp_path / "carol"
+    home.mkdir()
+    (home / "nbgrader_config.py").write_text(config(course, exchange).replace(f"c.CourseDirectory.root = {str(course)!r}\n", ""))
+    nbgrader("fetch_assignment", "lesson-02", "--course", "lab", cwd=home)
+    fetched = home / "lab" / "lesson-02" / LESSON
+    # the student runs the lesson (here papermill at tiny sizes, her answers given as the notebook's parameter)
+    pm.execute_notebook(str(fetched), str(fetched), parameters={"overrides": TINY, "predictions": {"index_nodes": 1, "login_winner": "the secondary index"}},
+                        cwd=str(fetched.parent), progress_bar=False)
+    nbgrader("submit", "lesson-02", "--course", "lab", "--student", "carol", cwd=home)
+    nbgrader("collect", "lesson-02", cwd=course)
+
+    done = subprocess.run([str(Path(sys.executable).with_name("labkit")), "predictions", str(course / "submitted"), "--out", str(tmp_path / "class.csv")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {r["question"]: r for r in csv.DictReader((tmp_path / "class.csv").open())}
+    assert set(rows) >= {"index_nodes", "lookup_nodes", "register_winner", "login_winner", "budget_growth"}, rows
+    assert all(r["student"] == "carol" and r["notebook"] == "02_index_table" for r in rows.values())
+    assert (rows["index_nodes"]["prediction"], rows["index_nodes"]["measured"], rows["index_nodes"]["verdict"]) == ("1", "1", "right")  # 1 node: 1 touched
+    assert rows["login_winner"]["prediction"] == "the secondary index" and rows["register_winner"]["verdict"] == "no prediction"
