@@ -35,6 +35,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
     executed = out_dir / notebook.name
     rows = out_dir / f"{notebook.stem}.rows.csv"
     rows.unlink(missing_ok=True)
+    before = {name: os.environ.get(name) for name in (SINK_ENV, BATCH_ENV)}  # the caller's, given back afterwards
     os.environ[SINK_ENV] = str(rows.resolve())  # the kernel inherits it: every sweep row lands there for the report
     os.environ[BATCH_ENV] = "1"  # no one answers a prediction here: recorded as absent, never awaited
     t0 = time.monotonic()
@@ -52,8 +53,11 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
     except Exception as exc:  # papermill still wrote the partly executed notebook with the error cell
         error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
     finally:
-        os.environ.pop(SINK_ENV, None)
-        os.environ.pop(BATCH_ENV, None)
+        for name, value in before.items():  # as the caller had them: a test session that runs nbval next stays a batch run
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     seconds = time.monotonic() - t0
     if executed.exists():
         export_html(executed, out_dir)

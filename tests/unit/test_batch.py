@@ -67,6 +67,20 @@ def test_the_report_says_which_runs_had_a_prediction(tmp_path: Path, monkeypatch
     assert "index_nodes" in index and "no prediction" in index and "winner" in index and "right" in index
 
 
+def test_a_batch_gives_the_callers_environment_back(tmp_path: Path, monkeypatch):
+    """A test session is a batch run for every notebook nbval executes after this test: running labkit.batch
+    inside it must not take LABKIT_BATCH away (it did, and every later notebook then asked for predictions)."""
+    monkeypatch.setenv("LABKIT_BATCH", "1")
+    monkeypatch.delenv("LABKIT_RESULTS_SINK", raising=False)
+    src, out = tmp_path / "notebooks", tmp_path / "build"
+    src.mkdir()
+    notebook(src / "00_ok.ipynb", "print('ok')")
+    assert batch.main(["--notebooks", str(src), "--out", str(out)]) == 0
+    import os
+
+    assert os.environ.get("LABKIT_BATCH") == "1"
+
+
 def test_batch_with_no_notebooks_says_so(tmp_path: Path, capsys):
     assert batch.main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "b")]) == 1
     assert "no notebooks to run" in capsys.readouterr().err
