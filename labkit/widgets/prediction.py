@@ -59,9 +59,10 @@ class PredictionBox:
         if q.kind == "choice":
             return w.ToggleButtons(options=list(q.options), value=None)
         if q.kind == "count" and q.low is not None and q.high is not None:
-            return w.IntSlider(value=int(q.low), min=int(q.low), max=int(q.high))
-        box = w.FloatText(value=None, description=q.unit or "", layout=w.Layout(width="16em"))
-        return box
+            if q.high - q.low <= 20:  # a few whole numbers (nodes, SSTables): a slider
+                return w.IntSlider(value=int(q.low), min=int(q.low), max=int(q.high))
+            return w.BoundedIntText(value=int(q.low), min=int(q.low), max=int(q.high), layout=w.Layout(width="12em"))  # users, partitions: typed
+        return w.FloatText(value=None, description=q.unit or "", layout=w.Layout(width="16em"))
 
     def on_change(self, callback: Callable[[bool], None]) -> None:
         """Call `callback(ready)` whenever the box becomes ready or asks again (a panel enables its Run button)."""

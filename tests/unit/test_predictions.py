@@ -233,3 +233,14 @@ def test_a_tactic_panel_asked_to_wait_for_a_prediction_runs_only_after_one_and_s
     assert not panel.button.disabled
     assert panel.run() is done and len(ran) == 1 and answered == [0.5]
     assert box.frozen == ["better"] and panel.button.disabled  # the next run asks again
+
+
+def test_a_count_over_a_wide_range_is_typed_and_a_narrow_one_is_a_slider():
+    import ipywidgets as w
+
+    from labkit.widgets.prediction import PredictionBox
+
+    narrow = PredictionBox(Question("nodes", "How many nodes?", "count", low=1, high=8))
+    wide = PredictionBox(Question("lost", "How many users lost?", "count", low=0, high=100000))
+    assert isinstance(narrow.input, w.IntSlider) and isinstance(wide.input, w.BoundedIntText)
+    assert wide.lock(50) == 50 and wide.input.max == 100000
