@@ -80,7 +80,7 @@ class Asked(dict):
         """The card of a "which of two serves more" question, from `interval` (first over second): a winner only
         where the interval says so; within noise and too few repeats are said as such."""
         box = self[key]
-        prediction = box.frozen[-1] if box.frozen else box.answer
+        prediction = box.ran_with
         measured = f"{first} / {second}, {what}: {interval.text()}" if interval is not None else "not measured (no run of both)"
         verdict = judge_choice(box.question, prediction, interval, first, second) if interval is not None else TOO_FEW
         return self.card(key, measured, evidence, verdict=verdict)
@@ -100,7 +100,7 @@ class Asked(dict):
         up = [name for name, i in grew.items() if i.low > 1]
         answer = "both" if len(up) == len(grew) else f"only {up[0]}'s" if len(up) == 1 else "neither"
         box = self[key]
-        prediction = box.frozen[-1] if box.frozen else box.answer
+        prediction = box.ran_with
         return self.card(key, f"{answer}: {measured}", evidence, verdict=RIGHT if prediction == answer else WRONG)
 
 

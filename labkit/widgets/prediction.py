@@ -97,6 +97,11 @@ class PredictionBox:
         self._show(frozen=answer)
         return answer
 
+    @property
+    def ran_with(self) -> Any:
+        """The prediction the latest run was frozen with (the current answer before any run): what its card judges."""
+        return self.frozen[-1] if self.frozen else self.answer
+
     def _show(self, frozen: Any = "unset") -> None:
         text = ("skipped" if self.skipped else f"locked: {self.answer}{' ' + self.question.unit if self.question.unit else ''}"
                 if self.answer is not None else "not answered yet")
@@ -115,7 +120,7 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
     judged one where the run itself says what it could tell (too few repeats); no prediction stays "no prediction"."""
     from IPython.display import display
 
-    prediction = box.frozen[-1] if box.frozen else box.answer
+    prediction = box.ran_with
     verdict = ABSENT if prediction is None else verdict or judge(box.question, prediction, measured)
     shown = measured.text() if hasattr(measured, "text") else measured
     line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown, "verdict": verdict}
