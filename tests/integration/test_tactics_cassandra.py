@@ -1,14 +1,18 @@
 """Each Cassandra tactic under load on a real 3-node budgeted cluster: the server confirms it took
-effect (index built on every node, node Up/Normal owning ranges, replication changed and repaired,
+effect (index built on every node, node Up/Normal owning ranges and a one-replica keyspace
+keeping every row through the bootstrap and the decommission, replication changed and repaired,
 budgets in the control groups, statements at the new level), and the workload running through it loses
 no write (exact verify afterwards)."""
 
 from __future__ import annotations
 
 import pytest
+from cassandra import ConsistencyLevel
+from cassandra.query import SimpleStatement
 
 from labkit.clusters.local import budgets
 from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.engines import cassandra as cql
 from labkit.tactics import cassandra as tactics
 from labkit.tactics import run_under_load
 from labkit.tactics.workloads import workload_for
@@ -76,13 +80,39 @@ def test_raise_replication_repairs_every_record_onto_every_node_without_losing_a
         assert estimate >= 0.9 * (2000 + inserted), (node.name, estimate)
 
 
+def _rows_at_all(session) -> dict[int, int]:
+    return {r.k: r.v for r in session.execute(SimpleStatement("SELECT k, v FROM it_ring.kv", consistency_level=ConsistencyLevel.ALL))}
+
+
 def test_add_node_then_decommission_under_writes_lose_nothing(cluster):
+    """Also the ring's own bookkeeping: the new node is node4 on the next loopback address and streams its
+    share during bootstrap, and a keyspace with one replica (no second copy to fall back on) keeps every row
+    through the bootstrap and the decommission."""
+    session = cluster.session()
+    cql.create_keyspace(session, "it_ring", 1)
+    cql.execute_ddl(session, "CREATE TABLE IF NOT EXISTS it_ring.kv (k int PRIMARY KEY, v int)")
+    insert = session.prepare("INSERT INTO it_ring.kv (k, v) VALUES (?, ?)")
+    for k in range(500):
+        session.execute(insert, (k, k * k))
+    assert _rows_at_all(session) == {k: k * k for k in range(500)}
+
     w = workload_for("write-heavy", cluster, records=2000, replication=2)
     r = run_under_load(cluster, w, tactics.AddNode(), kind="write-heavy", rate=100, expect_s=40, **QUICK)
     row = _ran_cleanly(r)
     assert row["nodes_before"] == 3 and row["nodes_after"] == 4
     assert r.evidence["state"] == "UN" and r.evidence["owns_pct"] > 0 and r.evidence["nodes"] == 4
+    fourth = cluster.loopback.address(4)
+    assert cluster.nodes[-1].name == "node4" and cluster.nodes[-1].address == fourth
+    ring = cluster.nodetool(1, "status")
+    assert ring.count("UN ") == 4, ring
+    assert "0 bytes" not in next(line for line in ring.splitlines() if f"{fourth} " in line)  # it streamed its share
+    assert _rows_at_all(session) == {k: k * k for k in range(500)}
+
     w = workload_for("write-heavy", cluster, records=2000, replication=2)
     r = run_under_load(cluster, w, tactics.Decommission(), kind="write-heavy", rate=100, expect_s=40, **QUICK)
     row = _ran_cleanly(r)
     assert row["nodes_after"] == 3 and r.evidence["nodes"] == 3 and r.evidence["owned_pct_total"] == pytest.approx(200, abs=0.5)
+    assert [n.name for n in cluster.nodes] == ["node1", "node2", "node3"]
+    ring = cluster.nodetool(1, "status")
+    assert ring.count("UN ") == 3 and f"{fourth} " not in ring, ring
+    assert _rows_at_all(session) == {k: k * k for k in range(500)}  # the leaving node handed its ranges on
