@@ -209,6 +209,20 @@ def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can
     assert card("both", one, up)["verdict"] == TOO_FEW
 
 
+def test_the_cards_evidence_lines_come_from_the_rows():
+    from labkit.lessons import growth_with_nodes, net_cpu_between, server_cpu_per
+
+    rows = [{"approach": a, "nodes": n, "repeat": r, "throughput": t, "server_cpu_ms_per_tx": c, "server_cpu_ms_per_tx_net": c / 2}
+            for a, n, r, t, c in (("naive", 1, 0, 100, 0.4), ("naive", 1, 1, 110, 0.6), ("naive", 3, 0, 100, 1.0), ("naive", 3, 1, 104, 1.2),
+                                  ("pattern", 1, 0, 100, 0.2), ("pattern", 1, 1, 100, 0.2), ("pattern", 3, 0, 290, 0.3), ("pattern", 3, 1, 310, 0.3))]
+    assert server_cpu_per(rows, "login", scope="all nodes, ") == "Server CPU per login (all nodes, median of the runs): naive 0.80 ms, pattern 0.25 ms"
+    assert server_cpu_per([{"approach": "naive", "throughput": 1}], "page", lead="Cassandra's server CPU").endswith("per page (median of the runs): not measured")
+    assert net_cpu_between(rows, ["naive", "pattern"], 1, 3) == "naive 0.25 → 0.55 ms, pattern 0.10 → 0.15 ms"
+    grew = growth_with_nodes(rows, {"the pattern": "pattern", "the naive design": "naive"}, 1, 3)
+    assert list(grew) == ["the pattern", "the naive design"] and grew["the pattern"].estimate == pytest.approx(3.0, rel=0.01)
+    assert grew["the naive design"].estimate == pytest.approx(102 / 105, rel=0.01)
+
+
 def test_a_tactic_panel_asked_to_wait_for_a_prediction_runs_only_after_one_and_shows_its_card(monkeypatch):
     """No cluster: the runner is replaced, since what is tested is the lock and the card after the run."""
     from types import SimpleNamespace
