@@ -1,65 +1,81 @@
-"""The runner's efficiency on a real server: labkit's workers vs the raw driver's best loop.
+"""The client's CPU per primary-key read, and what it leaves the database: the driver's best loop and
+labkit's runner, on each client path the lab can take.
 
-    .venv/bin/python benchmarks/runner_vs_driver.py              # 1/16/32/64 in flight, 4 repeats (about 20 min)
+    .venv/bin/python benchmarks/runner_vs_driver.py              # 1/16/64 in flight, 3 repeats (about 6 min)
     .venv/bin/python benchmarks/runner_vs_driver.py --quick      # checks the script, claims nothing
 
-One local Cassandra node (no CPU budget), 10,000 rows, primary-key reads. The baseline is the fastest
-loop the Python driver allows: `execute_async` with each reply's callback issuing the next request, C
-requests in flight, in one process and (for C >= 2) in two processes with C/2 each. Against it, the
-runner with the same workload code (`tx.call("read", session.execute, ...)`), its C workers as threads
-or as greenlets (runner.tasks), in one process and in two. Between them, in one process, a bare hub:
-greenlets resumed by a ten-line loop in the calling thread, which pays the same hand-over between the
-driver's IO thread and the workers' thread as the runner and nothing else, so the gap best loop -> bare
-hub is the cost of running the workload outside the driver's IO thread, and bare hub -> runner is the
-runner's own. Every shape runs once per repeat, in order on even repeats and in reverse on odd ones
-(drift in the shared VM hits all alike), and each ratio is taken against the best loop of the same repeat
-and process count; the table gives the median of those paired ratios. At 1 in flight the difference of
-the inverse throughputs is the time each client adds per read.
+Why: on one machine the client and the nodes share the cores, so every microsecond of client CPU per read
+is one the database does not get. One local Cassandra node (no CPU budget), 10,000 rows, primary-key reads,
+one client process. Client paths:
+- `driver v5, driver rows`: cassandra-driver as the lab used it until 2026-11-27 (protocol 5, whose frames
+  carry checksums computed in Python; the driver's default row factory, which builds a namedtuple class for
+  every result);
+- `driver v4, cached rows`: the lab's settings now (engines.cassandra: protocol 4, one row class per
+  column list).
+For each path: the fastest loop the driver allows (`execute_async`, each reply's callback issuing the next
+request in the driver's I/O thread) and the runner with the same reads as pattern code writes them
+(`tx.call("read", session.execute, ...)`, greenlet workers, what sweeps use). Measured per run: reads/s,
+client CPU per read (the whole process's user+sys over the measured window) and the node's CPU per read
+(its process, from /proc, over the same window). Every shape runs once per repeat, in order on even repeats
+and reversed on odd ones; ratios pair the shapes of one repeat, and their intervals come from those pairs.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
-import queue
 import os
 import platform
 import random
+import resource
 import statistics
 import sys
 import threading
 import time
 from pathlib import Path
 
-import greenlet
 import pandas as pd
 
 import report
 from cassandra.concurrent import execute_concurrent_with_args
+from cassandra.query import named_tuple_factory
 
 from labkit import __version__
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
+from labkit.results.intervals import ratio_interval
 from labkit.runner import BaseWorkload, run
 
 ROWS = 10_000
 READ = "SELECT v FROM bench.kv WHERE k = ?"
+OLD, NEW = "driver v5, driver rows", "driver v4, cached rows"
+PATHS = (OLD, NEW)
+
+
+def open_session(addresses, path: str):
+    """A session as the lab opened it on `path`."""
+    if path == OLD:
+        session = cql.connect(addresses, protocol_version=5)
+        session.cluster.profile_manager.default.row_factory = named_tuple_factory
+        return session
+    return cql.connect(addresses)
+
+
+def process_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 class PkRead(BaseWorkload):
-    """Primary-key reads; connects in each client process before the barrier (open_process)."""
+    """Primary-key reads on one client path; connects before the barrier (open_process)."""
 
     name = "pk-read"
 
-    def __init__(self, addresses):
-        self.addresses = addresses
+    def __init__(self, addresses, path: str):
+        self.addresses, self.path = addresses, path
         self.session = self.stmt = None
 
-    def __getstate__(self):
-        return {"addresses": self.addresses, "session": None, "stmt": None}
-
     def open_process(self):
-        self.session = cql.connect(self.addresses)
+        self.session = open_session(self.addresses, self.path)
         self.stmt = self.session.prepare(READ)
 
     def close_process(self):
@@ -69,30 +85,28 @@ class PkRead(BaseWorkload):
         tx.call("read", self.session.execute, self.stmt, (tx.rng.randrange(ROWS),))
 
 
-def runner_tps(addresses, in_flight: int, processes: int, workers: str, operations: int) -> float:
-    w = PkRead(addresses)
+def runner_point(cluster, path: str, in_flight: int, operations: int) -> dict:
+    w = PkRead(cluster.addresses, path)
     try:
-        r = run(w, threads=in_flight // processes, processes=processes, operations=operations, verify=False, workers=workers)
+        r = run(w, threads=in_flight, processes=1, operations=operations, verify=False, workers="greenlets", server_meter=cluster.cpu_meter())
     finally:
         if w.session is not None:
             w.close_process()
     assert r.count == operations and r.errors == 0, r.summary()
-    return r.throughput
+    server = r.server_cpu.per_transaction_ms(r.count)["total"] * 1000 if r.server_cpu else None
+    return {"reads_s": r.throughput, "client_us": r.client_cpu_cores * r.wall_s / r.count * 1e6, "server_us": server}
 
 
-def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> tuple[float, float]:
-    """`operations` reads with `in_flight` outstanding, each reply's callback issuing the next request
-    (all in the driver's IO thread). Returns (start, end) in time.monotonic()."""
+def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> None:
+    """`operations` reads with `in_flight` outstanding, each reply's callback issuing the next request."""
     rng = random.Random(seed)
-    issued = 0
-    replied = 0
+    issued = replied = 0
     lock = threading.Lock()
     finished = threading.Event()
     failures: list[BaseException] = []
 
     def issue() -> None:
-        future = session.execute_async(stmt, (rng.randrange(ROWS),))
-        future.add_callbacks(on_reply, on_error)
+        session.execute_async(stmt, (rng.randrange(ROWS),)).add_callbacks(on_reply, on_error)
 
     def on_reply(_rows) -> None:
         nonlocal issued, replied
@@ -110,7 +124,6 @@ def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> 
         failures.append(exc)
         finished.set()
 
-    start = time.monotonic()
     with lock:
         issued = min(in_flight, operations)
     for _ in range(min(in_flight, operations)):
@@ -118,123 +131,85 @@ def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> 
     finished.wait()
     if failures:
         raise failures[0]
-    return start, time.monotonic()
 
 
-def bare_hub(session, stmt, in_flight: int, operations: int, seed: int = 1) -> float:
-    """`in_flight` greenlets in this thread, each issuing `execute_async` and parking until the driver's
-    callback posts the reply; a minimal loop resumes them. Reads/s."""
-    rng = random.Random(seed)
-    replies: queue.SimpleQueue = queue.SimpleQueue()
-    hub = greenlet.getcurrent()
-    share = operations // in_flight
-
-    def worker() -> None:
-        me = greenlet.getcurrent()
-        for _ in range(share):
-            future = session.execute_async(stmt, (rng.randrange(ROWS),))
-            future.add_callbacks(lambda _rows: replies.put((me, None)), lambda exc: replies.put((me, exc)))
-            error = hub.switch()
-            if error is not None:
-                raise error
-
-    workers = [greenlet.greenlet(worker) for _ in range(in_flight)]
-    start = time.perf_counter()
-    for w in workers:
-        w.switch()
-    while any(not w.dead for w in workers):
-        me, error = replies.get()
-        me.switch(error)
-    return share * in_flight / (time.perf_counter() - start)
+def best_loop_point(cluster, session, stmt, in_flight: int, operations: int, seed: int) -> dict:
+    meter = cluster.cpu_meter()
+    meter.start()
+    cpu0, t0 = process_cpu_s(), time.monotonic()
+    best_loop(session, stmt, in_flight, operations, seed)
+    wall, cpu = time.monotonic() - t0, process_cpu_s() - cpu0
+    server = meter.stop()
+    return {"reads_s": operations / wall, "client_us": cpu / operations * 1e6,
+            "server_us": server.per_transaction_ms(operations)["total"] * 1000 if server else None}
 
 
-def _best_loop_child(addresses, in_flight, operations, seed, barrier, results):
-    session = cql.connect(addresses)
-    stmt = session.prepare(READ)
-    best_loop(session, stmt, in_flight, min(operations, 2000), seed)  # warm this process's connection
-    barrier.wait()
-    results.put(best_loop(session, stmt, in_flight, operations, seed))
-    session.cluster.shutdown()
-
-
-def best_loop_processes(addresses, in_flight: int, processes: int, operations: int) -> float:
-    """The best loop in `processes` spawned processes at once (in_flight/processes each): total reads / wall."""
-    ctx = mp.get_context("spawn")
-    barrier, results = ctx.Barrier(processes), ctx.Queue()
-    share = operations // processes
-    procs = [ctx.Process(target=_best_loop_child, args=(addresses, in_flight // processes, share, i + 1, barrier, results)) for i in range(processes)]
-    for p in procs:
-        p.start()
-    spans = [results.get(timeout=600) for _ in procs]
-    for p in procs:
-        p.join()
-    return share * processes / (max(e for _, e in spans) - min(s for s, _ in spans))
+def interval_text(ratios: list[float]) -> str:
+    i = ratio_interval(ratios)
+    return i.text() if i else ""
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--inflight", type=lambda s: [int(x) for x in s.split(",")], default=[1, 16, 32, 64])
-    parser.add_argument("--operations", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--inflight", type=lambda s: [int(x) for x in s.split(",")], default=[1, 16, 64])
+    parser.add_argument("--operations", type=int, default=10000)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = parser.parse_args()
     if args.quick:
-        args.inflight, args.operations, args.repeats = [1, 16], 2000, 1
+        args.inflight, args.operations, args.repeats = [1, 16], 1000, 1
 
-    samples: dict[tuple, dict[int, float]] = {}
+    samples: dict[tuple, dict[int, dict]] = {}
     with LocalCassandraCluster(nodes=1) as cluster:
-        session = cluster.session()
-        cql.create_keyspace(session, "bench", 1)
-        cql.execute_ddl(session, "CREATE TABLE IF NOT EXISTS bench.kv (k int PRIMARY KEY, v text)")
-        ins = session.prepare("INSERT INTO bench.kv (k, v) VALUES (?, ?)")
-        execute_concurrent_with_args(session, ins, [(k, "x" * 100) for k in range(ROWS)], concurrency=32)
-        stmt = session.prepare(READ)
+        setup = cluster.session()
+        cql.create_keyspace(setup, "bench", 1)
+        cql.execute_ddl(setup, "CREATE TABLE IF NOT EXISTS bench.kv (k int PRIMARY KEY, v text)")
+        ins = setup.prepare("INSERT INTO bench.kv (k, v) VALUES (?, ?)")
+        execute_concurrent_with_args(setup, ins, [(k, "x" * 100) for k in range(ROWS)], concurrency=32)
         version = cluster.info().server_version
-        best_loop(session, stmt, 16, 5000)  # warm the server and both paths
-        runner_tps(cluster.addresses, 16, 1, "greenlets", 3000)
-        runner_tps(cluster.addresses, 16, 1, "threads", 3000)
+        sessions = {path: open_session(cluster.addresses, path) for path in PATHS}
+        stmts = {path: s.prepare(READ) for path, s in sessions.items()}
+        for path in PATHS:  # warm the server and every path
+            best_loop(sessions[path], stmts[path], 16, 5000)
+            runner_point(cluster, path, 16, 3000)
+        shapes = [(c, path, client) for c in args.inflight for path in PATHS for client in ("best loop", "runner")]
         for repeat in range(args.repeats):
-            shapes: list[tuple[int, int, str, object]] = []
-            for c in args.inflight:
-                for processes in [1] + ([2] if c >= 2 else []):
-                    def best(c=c, processes=processes, repeat=repeat) -> float:
-                        if processes > 1:
-                            return best_loop_processes(cluster.addresses, c, processes, args.operations)
-                        start, end = best_loop(session, stmt, c, args.operations, seed=repeat + 1)
-                        return args.operations / (end - start)
-
-                    shapes.append((c, processes, "best loop", best))
-                    if processes == 1:
-                        shapes.append((c, 1, "bare hub", lambda c=c, repeat=repeat: bare_hub(session, stmt, c, args.operations, repeat + 1)))
-                    for workers in ("threads", "greenlets"):
-                        shapes.append((c, processes, f"runner, {workers}",
-                                       lambda c=c, processes=processes, workers=workers: runner_tps(cluster.addresses, c, processes, workers, args.operations)))
-            for c, procs, client, measure in (shapes if repeat % 2 == 0 else reversed(shapes)):
-                tps = measure()
-                samples.setdefault((c, procs, client), {})[repeat] = tps
-                print(f"repeat {repeat}  in flight {c:3d}  processes {procs}  {client:18s} {tps:8.0f} reads/s", flush=True)
+            for c, path, client in (shapes if repeat % 2 == 0 else list(reversed(shapes))):
+                if client == "best loop":
+                    point = best_loop_point(cluster, sessions[path], stmts[path], c, args.operations, seed=repeat + 1)
+                else:
+                    point = runner_point(cluster, path, c, args.operations)
+                samples.setdefault((c, path, client), {})[repeat] = point
+                print(f"repeat {repeat}  in flight {c:3d}  {path:24s} {client:10s} {point['reads_s']:8.0f} reads/s  "
+                      f"client {point['client_us']:6.0f} us/read  server {point['server_us'] or float('nan'):6.0f} us/read", flush=True)
+        for s in sessions.values():
+            s.cluster.shutdown()
 
     rows = []
-    for (c, processes, client), by_repeat in sorted(samples.items()):
-        best = samples[(c, processes, "best loop")]
-        ratios = [by_repeat[k] / best[k] for k in sorted(by_repeat)]
-        values = [by_repeat[k] for k in sorted(by_repeat)]
-        row = {"in_flight": c, "processes": processes, "client": client, "operations": args.operations, "repeats": len(values),
-               "reads_s_median": round(statistics.median(values)), "reads_s_all": ", ".join(f"{v:.0f}" for v in values),
-               "of_best_loop": round(statistics.median(ratios), 2),
-               "of_best_loop_range": f"{min(ratios):.2f}-{max(ratios):.2f}"}
-        if c == 1 and processes == 1 and client != "best loop":
-            extra = [1e6 / by_repeat[k] - 1e6 / best[k] for k in sorted(by_repeat)]
-            row["extra_us_per_read"] = round(statistics.median(extra), 1)
-        rows.append(row)
+    for (c, path, client), by_repeat in sorted(samples.items(), key=lambda kv: (kv[0][0], PATHS.index(kv[0][1]), kv[0][2])):
+        keys = sorted(by_repeat)
+        med = lambda name: statistics.median(by_repeat[k][name] for k in keys if by_repeat[k][name] is not None)  # noqa: E731
+        best = samples[(c, path, "best loop")]
+        old = samples[(c, OLD, client)]
+        stock = samples[(c, OLD, "best loop")]
+        rows.append({
+            "in_flight": c, "path": path, "client": client, "repeats": len(keys),
+            "reads_s": round(med("reads_s")), "client_us_per_read": round(med("client_us")), "server_us_per_read": round(med("server_us")),
+            "client_over_server_cpu": round(med("client_us") / med("server_us"), 2),
+            "reads_s_of_best_loop": interval_text([by_repeat[k]["reads_s"] / best[k]["reads_s"] for k in keys]) if client != "best loop" else "",
+            "reads_s_over_v5_path": interval_text([by_repeat[k]["reads_s"] / old[k]["reads_s"] for k in keys]) if path != OLD else "",
+            "client_cpu_over_v5_path": interval_text([by_repeat[k]["client_us"] / old[k]["client_us"] for k in keys]) if path != OLD else "",
+            "client_cpu_over_stock_loop": interval_text([by_repeat[k]["client_us"] / stock[k]["client_us"] for k in keys]),
+        })
     table = pd.DataFrame(rows)
     print(table.to_string(index=False))
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node, no CPU budget), labkit {__version__}"
+    machine = (f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node, no CPU budget), one client process, "
+               f"{args.operations:,} reads per point, labkit {__version__}")
     name = "runner_vs_driver" + ("_quick" if args.quick else "")
     command = ".venv/bin/python benchmarks/runner_vs_driver.py" + (" --quick" if args.quick else
                                                                   f" --inflight {','.join(map(str, args.inflight))} --operations {args.operations} --repeats {args.repeats}")
-    report.write(table, args.out, name, "Runner (threads or greenlets) vs the driver's best loop (primary-key reads)", machine, command)
+    report.write(table, args.out, name, "Client CPU per primary-key read: the driver's best loop and the runner on each client path", machine, command)
     return 0
 
 

@@ -5,8 +5,10 @@ Pattern code gets a plain `cassandra.cluster.Session`; this module only saves it
 
 from __future__ import annotations
 
+import functools
 import re
 import time
+from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -16,14 +18,21 @@ from cassandra.connection import DefaultEndPoint
 from cassandra.policies import (
     ConstantReconnectionPolicy, DCAwareRoundRobinPolicy, HostFilterPolicy, RoundRobinPolicy, TokenAwarePolicy,
 )
-from cassandra.query import SimpleStatement
+from cassandra.query import SimpleStatement, named_tuple_factory
+from cassandra.query import _clean_column_name, _sanitize_identifiers  # the driver's own naming rules
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from ..errors import LabkitError
 from ..runner.tasks import register_async_form
 
 SYSTEM_KEYSPACES = {"system", "system_auth", "system_distributed", "system_schema", "system_traces", "system_views", "system_virtual_schema"}
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 4
+"""Why not 5: a version-5 frame carries CRC checksums, which the driver computes in Python for every request
+and reply (about 13 us per read on the development machine, benchmarks/runner_vs_driver.py), and none of the
+lab's requests needs 5, except a statement prepared for a keyspace of its own (below)."""
+PROTOCOL_KEYSPACE_PER_STATEMENT = 5
+"""`session.prepare(text, keyspace=...)` (a profile's statements name their tables without a keyspace) needs
+version 5; the profiles' sessions ask for it."""
 
 _EXECUTE_ARGS = ("query", "parameters", "timeout", "trace", "custom_payload", "execution_profile", "paging_state", "host", "execute_as")
 
@@ -57,12 +66,47 @@ def async_execute(fn: Any) -> Any:
 register_async_form(async_execute)
 
 
+@functools.lru_cache(maxsize=1024)
+def _row_class(names: tuple[str, ...]) -> type:
+    clean = [_clean_column_name(n) for n in names]
+    try:
+        return namedtuple("Row", clean)
+    except ValueError:  # a keyword, a leading digit or a repeated name: renamed as the driver renames them
+        return namedtuple("Row", _sanitize_identifiers(clean))
+
+
+class _CachedNamedTuples:
+    """Rows as the driver's default named tuples (`row.k`, `row[0]`, the same field names), but the class
+    made once per column list: the driver's `named_tuple_factory` builds a new namedtuple class for every
+    result, about 40 us per read here, more than the rest of a primary-key read's client work.
+
+    It compares equal to `named_tuple_factory`, whose rows it makes: the driver's `ResultSet.was_applied`
+    (a lightweight transaction's outcome, which exercise 01 teaches) accepts only the factories it knows,
+    by an equality test."""
+
+    def __call__(self, colnames: list[str], rows: list[tuple]) -> list[tuple]:
+        make = _row_class(tuple(colnames))._make
+        return [make(row) for row in rows]
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is named_tuple_factory
+
+    def __hash__(self) -> int:
+        return hash(named_tuple_factory)
+
+    def __repr__(self) -> str:
+        return "labkit.engines.cassandra.row_factory (named tuples, one class per column list)"
+
+
+row_factory = _CachedNamedTuples()
+
+
 PROBE_RETRY_S = 0.5
 
 
 def connect(
     addresses: Sequence[str], *, dc: str | None = None, keyspace: str | None = None, port: int = 9042, connect_timeout: float = 10, metadata: bool = True,
-    probe: bool = False,
+    probe: bool = False, protocol_version: int = PROTOCOL_VERSION,
 ) -> Session:
     """A Session that balances over every node (token-aware), or over one datacenter's nodes only.
 
@@ -74,8 +118,9 @@ def connect(
         contact_points=list(addresses),
         port=port,
         **security_options(),
-        protocol_version=PROTOCOL_VERSION,
-        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=TokenAwarePolicy(child), request_timeout=30)},
+        protocol_version=protocol_version,
+        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=TokenAwarePolicy(child), request_timeout=30,
+                                                                   row_factory=row_factory)},
         connect_timeout=connect_timeout,
         control_connection_timeout=connect_timeout,
         schema_metadata_enabled=metadata,
@@ -118,7 +163,8 @@ def connect_through(proxy: tuple[str, int], request_timeout: float = 60) -> Sess
     cluster = Cluster(
         contact_points=[end],
         protocol_version=PROTOCOL_VERSION,
-        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy, request_timeout=request_timeout)},
+        execution_profiles={EXEC_PROFILE_DEFAULT: ExecutionProfile(load_balancing_policy=only_proxy, request_timeout=request_timeout,
+                                                                   row_factory=row_factory)},
         connect_timeout=30,
     )
     return cluster.connect()

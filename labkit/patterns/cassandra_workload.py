@@ -22,6 +22,7 @@ class CassandraWorkload(Namespaced, BaseWorkload):
     their statements in `statement_texts()` (None for one an approach does not use)."""
 
     statements_class: type = dict  # a dataclass taking one keyword per statement name
+    protocol_version: int = cql.PROTOCOL_VERSION  # the profiles' designs prepare for a keyspace of their own: version 5
     _transient: tuple[str, ...] = ()  # further per-process attributes, reset to a fresh empty dict
 
     def connect_to(self, addresses: list[str], consistency: str) -> None:
@@ -53,7 +54,7 @@ class CassandraWorkload(Namespaced, BaseWorkload):
     def session(self):
         with self._lock:
             if self._session is None:
-                self._session = cql.connect(self.addresses)
+                self._session = cql.connect(self.addresses, protocol_version=self.protocol_version)
             return self._session
 
     @property

@@ -42,6 +42,8 @@ def schema_statements(schema: str) -> list[str]:
 class DesignWorkload(CassandraWorkload):
     """`design` of `profile`; the operations' steps are prepared once per client process (`operation.step`)."""
 
+    protocol_version = cql.PROTOCOL_KEYSPACE_PER_STATEMENT  # its statements are prepared with keyspace=
+
     def __init__(self, addresses: list[str], profile: Profile, design: str, replication: int = 1, consistency: str = "ONE"):
         if design not in profile.designs:
             raise ConfigError(f"profile {profile.name} has no design {design!r}; it has: {', '.join(profile.designs)}")
