@@ -409,6 +409,41 @@ def predictions_command(
         typer.echo(f"{len(rows)} rows written to {out}")
 
 
+class_app = typer.Typer(help="The class's view: what an instructor shows the room.", no_args_is_help=True)
+app.add_typer(class_app, name="class")
+
+
+@class_app.command("predictions")
+def class_predictions_command(
+    paths: list[Path] = typer.Argument(..., help="An nbgrader course's submitted/ or autograded/ folder, or folders of notebooks."),
+    out: Path = typer.Option(None, "--out", help="Write the per-question summary to this CSV file."),
+    html: Path = typer.Option(None, "--html", help="Write one bar chart per question (predicted beside measured) to this HTML file."),
+) -> None:
+    """Per question, how the class's predictions split, what the students' runs measured, and how many were
+    right: for the reveal after a run (peer instruction). Reads the students' saved notebooks only."""
+    from .class_view import VERDICTS, class_rows, figure, summary
+
+    try:
+        rows = class_rows(paths)
+    except ConfigError as exc:
+        _fail(exc)
+    if rows.empty:
+        typer.echo("no result cards found: a card appears once its experiment has run in the student's notebook")
+        return
+    table = summary(rows)
+    for r in table.to_dict("records"):
+        typer.echo(f"{r['notebook']} · {r['question']}: {r['text']}\n  {r['students']} students; predicted {r['predicted']}\n"
+                   f"  their runs measured {r['measured']}\n  " + ", ".join(f"{v} {r[v]}" for v in VERDICTS))
+    if out is not None:
+        table.to_csv(out, index=False)
+        typer.echo(f"{len(table)} questions written to {out}")
+    if html is not None:
+        figures = [figure(rows, notebook, question).to_html(full_html=False, include_plotlyjs="cdn" if i == 0 else False)
+                   for i, (notebook, question) in enumerate(zip(table.notebook, table.question))]
+        html.write_text("<html><head><meta charset='utf-8'><title>The class's predictions</title></head><body>" + "".join(figures) + "</body></html>")
+        typer.echo(f"{len(figures)} charts written to {html}")
+
+
 @app.command("tactics")
 def tactics_command(
     runs: list[str] = typer.Argument(None, help="Tactic runs to do (names from the list); none: list the profile's runs."),

@@ -153,7 +153,7 @@ def predictions_file() -> Path:
 
 def collected(paths: list[Path]) -> list[dict[str, Any]]:
     """Every result card in the notebooks under `paths` (files or directories, searched for *.ipynb), one
-    row each: student (the folder after `submitted/` in nbgrader's course layout, else empty), notebook,
+    row each: student (the folder after `submitted/` or `autograded/` in nbgrader's course layout, else empty), notebook,
     question, prediction (None: none given), measured, verdict. How an instructor gathers a class's
     predictions from the notebooks nbgrader collected: the cards are the notebooks' own outputs."""
     import nbformat
@@ -162,7 +162,8 @@ def collected(paths: list[Path]) -> list[dict[str, Any]]:
     rows = []
     for path in files:
         parts = path.resolve().parts
-        student = parts[parts.index("submitted") + 1] if "submitted" in parts[:-1] else ""
+        course = next((parts.index(folder) for folder in ("submitted", "autograded") if folder in parts[:-1]), None)
+        student = parts[course + 1] if course is not None else ""
         notebook = nbformat.read(path, as_version=4)
         for cell in notebook.cells:
             for output in cell.get("outputs", []) if cell.cell_type == "code" else []:

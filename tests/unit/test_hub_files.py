@@ -58,12 +58,23 @@ def test_postbuild_is_an_executable_script_that_provisions_cassandra():
 
 def test_postbuild_runs_here(tmp_path):
     """The same script against this machine's cache (already provisioned by `make test`'s cluster tests or
-    provisioned now), with HOME pointing elsewhere so the config lands in a scratch directory."""
-    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(tmp_path), "LABKIT_HOME": str(Path.home() / ".cache" / "labkit")}
-    r = subprocess.run(["bash", str(REPO / "postBuild")], env=env, capture_output=True, text=True, timeout=1800)
+    provisioned now), in a copy of the files it touches (it removes the solutions from the image it builds)
+    and with HOME pointing elsewhere so the config lands in a scratch directory."""
+    image = tmp_path / "image"
+    image.mkdir()
+    for name in ("postBuild", "hub", "solutions", "exercises", "notebooks"):
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy2)(REPO / name, image / name)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "LABKIT_HOME": str(Path.home() / ".cache" / "labkit")}
+    r = subprocess.run(["bash", str(image / "postBuild")], env=env, capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-1500:] + r.stderr[-1500:]
     assert "jars ready" in r.stdout
-    assert (tmp_path / ".jupyter" / "jupyter_server_config.py").read_text() == (REPO / "hub" / "jupyter_server_config.py").read_text()
+    assert (home / ".jupyter" / "jupyter_server_config.py").read_text() == (REPO / "hub" / "jupyter_server_config.py").read_text()
+    assert not (image / "solutions").exists()  # students' image: no answers
+    assert sorted(p.name for p in (image / "exercises").glob("*.ipynb")) == sorted(p.name for p in (REPO / "exercises").glob("*.ipynb"))
+    assert (image / "notebooks" / "00_getting_started.ipynb").exists()
+    assert (REPO / "solutions").is_dir()  # the repository keeps them
 
 
 def _free_port() -> int:
