@@ -47,32 +47,30 @@ def class_rows(paths: list[Path]) -> Any:
     if rows.empty:
         return pd.DataFrame(columns=["student", "file", "notebook", "question", "text", "kind", "prediction", "measured", "verdict", "predicted_answer", "measured_answer"])
     known = lessons()
-
-    def asked(notebook: str, key: str) -> tuple[str, str]:
-        lesson = known.get(notebook)
-        try:
-            q = lesson.question(key) if lesson is not None else None
-        except ConfigError:
-            q = None
-        return (q.text, q.kind) if q is not None else (key, "")
-
-    rows[["text", "kind"]] = [asked(n, k) for n, k in zip(rows.notebook, rows.question)]
+    questions = [question_of(known, n, k) for n, k in zip(rows.notebook, rows.question)]
+    rows["text"] = [q.text if q else k for q, k in zip(questions, rows.question)]
+    rows["kind"] = [q.kind if q else "" for q in questions]
     rows["predicted_answer"] = [predicted_answer(k, p) for k, p in zip(rows.kind, rows.prediction)]
-    rows["measured_answer"] = [measured_answer(known.get(r.notebook), r.question, r.prediction, r.measured, r.verdict) for r in rows.itertuples()]
+    rows["measured_answer"] = [measured_answer(q, p, m, v) for q, p, m, v in zip(questions, rows.prediction, rows.measured, rows.verdict)]
     rows["student"] = [s or Path(f).parent.name for s, f in zip(rows.student, rows.file)]  # a plain folder: one student per subfolder
     return rows.drop_duplicates(["student", "notebook", "question"], keep="last").reset_index(drop=True)
 
 
-def measured_answer(lesson: Any, key: str, prediction: Any, measured: Any, verdict: str) -> str:
+def question_of(known: dict[str, Any], notebook: str, key: str) -> Any:
+    """The lesson's Question `key` of `notebook`, or None for a card of a lesson or question this lab does not know."""
+    lesson = known.get(notebook)
+    try:
+        return lesson.question(key) if lesson is not None else None
+    except ConfigError:
+        return None
+
+
+def measured_answer(q: Any, prediction: Any, measured: Any, verdict: str) -> str:
     """What one student's run answered, in the question's own terms (an option, a count, a factor), so the
     class's predictions and the runs' answers share one axis. A "which is faster" card measures a ratio: its
     answer is the option its interval picked, or "within noise" / "too few repeats to judge" where the run could
     not pick (other choice cards: the option they name, else the one their verdict implies)."""
     text = _said(measured)
-    try:
-        q = lesson.question(key) if lesson is not None else None
-    except ConfigError:
-        q = None
     if q is not None and q.kind == "choice":
         which = re.match(r"(?P<first>.+?) / (?P<second>.+?), [^:]*: [0-9.]+x \((?P<low>[0-9.]+)-(?P<high>[0-9.]+)", text)
         if "too few repeats" in text:
@@ -134,8 +132,8 @@ def figure(rows: Any, notebook: str, question: str) -> Any:
         raise ConfigError(f"no card of {notebook} · {question} in these notebooks")
     predicted = Counter(group.predicted_answer)
     measured = Counter(group.measured_answer)
-    lesson = lessons().get(notebook)
-    order = list(lesson.question(question).options) if lesson is not None and group.kind.iloc[0] == "choice" else []
+    asked = question_of(lessons(), notebook, question)
+    order = list(asked.options) if asked is not None and asked.kind == "choice" else []
     answers = order + sorted((set(predicted) | set(measured)) - set(order), key=_numeric_first)
     fig = go.Figure([
         go.Bar(name="predicted", x=answers, y=[predicted.get(a, 0) for a in answers]),
