@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How long each notebook of `make run` takes in two trees, side by side in one run: notebook by notebook,
-# alternating which tree goes first (ABBA), so the machine's drift (an hour can slow every notebook by 10-15%
-# on a shared 2-core VM) falls on both alike. Each tree is a clone with its own `make venv provision` done.
+# alternating which tree goes first (ABBA), so the machine's drift (on a shared 2-core VM one commit's notebooks
+# took 734 s, then 770 s an hour later) falls on both alike. Each tree is a clone with its own `make venv provision` done.
 #
 #   bash benchmarks/notebooks_side_by_side.sh ../before ../after     # about 25 minutes for the quick profile
 #
