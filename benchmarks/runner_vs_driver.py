@@ -10,10 +10,13 @@ one client process. Client paths:
 - `driver v5, driver rows`: cassandra-driver as the lab used it until 2026-11-27 (protocol 5, whose frames
   carry checksums computed in Python; the driver's default row factory, which builds a namedtuple class for
   every result);
-- `driver v4, cached rows`: the lab's settings now (engines.cassandra: protocol 4, one row class per
-  column list).
-For each path: the fastest loop the driver allows (`execute_async`, each reply's callback issuing the next
-request in the driver's I/O thread) and the runner with the same reads as pattern code writes them
+- `driver v4, cached rows`: cassandra-driver with the lab's settings (engines.cassandra: protocol 4, one row
+  class per column list), the fallback where acsylla has no wheel (LABKIT_CQL_DRIVER=cassandra-driver);
+- `acsylla, native core`: the lab's default where acsylla is installed (engines.cassandra_calls): the same
+  prepared statement sent through acsylla 1.2.0 (ScyllaDB's C++ driver), greenlets parked on its futures.
+For each path: the fastest loop the driver allows (cassandra-driver: `execute_async`, each reply's callback
+issuing the next request in the driver's I/O thread; acsylla: asyncio tasks, each awaiting its next read)
+and the runner with the same reads as pattern code writes them
 (`tx.call("read", session.execute, ...)`, greenlet workers, what sweeps use). Measured per run: reads/s,
 client CPU per read (the whole process's user+sys over the measured window) and the node's CPU per read
 (its process, from /proc, over the same window). Every shape runs once per repeat, in order on even repeats
@@ -23,6 +26,8 @@ and reversed on odd ones; ratios pair the shapes of one repeat, and their interv
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib.metadata
 import os
 import platform
 import random
@@ -42,17 +47,18 @@ from cassandra.query import named_tuple_factory
 from labkit import __version__
 from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
+from labkit.engines import cassandra_calls as cql_calls
 from labkit.results.intervals import ratio_interval
 from labkit.runner import BaseWorkload, run
 
 ROWS = 10_000
 READ = "SELECT v FROM bench.kv WHERE k = ?"
-OLD, NEW = "driver v5, driver rows", "driver v4, cached rows"
-PATHS = (OLD, NEW)
+OLD, NEW, NATIVE = "driver v5, driver rows", "driver v4, cached rows", "acsylla, native core"
+PATHS = (OLD, NEW, NATIVE)
 
 
 def open_session(addresses, path: str):
-    """A session as the lab opened it on `path`."""
+    """A cassandra-driver session as the lab opened it on `path` (the native path mirrors the v4 one)."""
     if path == OLD:
         session = cql.connect(addresses, protocol_version=5)
         session.cluster.profile_manager.default.row_factory = named_tuple_factory
@@ -86,6 +92,7 @@ class PkRead(BaseWorkload):
 
 
 def runner_point(cluster, path: str, in_flight: int, operations: int) -> dict:
+    os.environ[cql_calls.DRIVER_VARIABLE] = "acsylla" if path == NATIVE else "cassandra-driver"
     w = PkRead(cluster.addresses, path)
     try:
         r = run(w, threads=in_flight, processes=1, operations=operations, verify=False, workers="greenlets", server_meter=cluster.cpu_meter())
@@ -93,6 +100,8 @@ def runner_point(cluster, path: str, in_flight: int, operations: int) -> dict:
         if w.session is not None:
             w.close_process()
     assert r.count == operations and r.errors == 0, r.summary()
+    expected_path = cql_calls.native_path_name() if path == NATIVE else "driver async"
+    assert r.to_row()["client_path"] == expected_path, (path, r.to_row()["client_path"])
     server = r.server_cpu.per_transaction_ms(r.count)["total"] * 1000 if r.server_cpu else None
     return {"reads_s": r.throughput, "client_us": r.client_cpu_cores * r.wall_s / r.count * 1e6, "server_us": server}
 
@@ -133,11 +142,50 @@ def best_loop(session, stmt, in_flight: int, operations: int, seed: int = 1) -> 
         raise failures[0]
 
 
+class NativeLoop:
+    """acsylla's own fastest loop: `in_flight` asyncio tasks on one event loop, each awaiting its next read."""
+
+    def __init__(self, addresses):
+        import acsylla
+
+        self.loop = asyncio.new_event_loop()
+        self.session = self.loop.run_until_complete(self._open(acsylla, list(addresses)))
+
+    async def _open(self, acsylla, addresses):
+        session = await acsylla.create_cluster(addresses, protocol_version=4, log_level="disabled").create_session()
+        self.prepared = await session.create_prepared(READ)
+        return session
+
+    async def _reads(self, in_flight: int, operations: int, seed: int) -> None:
+        rng = random.Random(seed)
+        left = operations
+
+        async def reader() -> None:
+            nonlocal left
+            while left > 0:
+                left -= 1
+                statement = self.prepared.bind()
+                statement.bind_list([rng.randrange(ROWS)])
+                await self.session.execute(statement)
+
+        await asyncio.gather(*(reader() for _ in range(min(in_flight, operations))))
+
+    def reads(self, in_flight: int, operations: int, seed: int = 1) -> None:
+        self.loop.run_until_complete(self._reads(in_flight, operations, seed))
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.session.close())
+        self.loop.close()
+
+
 def best_loop_point(cluster, session, stmt, in_flight: int, operations: int, seed: int) -> dict:
     meter = cluster.cpu_meter()
     meter.start()
     cpu0, t0 = process_cpu_s(), time.monotonic()
-    best_loop(session, stmt, in_flight, operations, seed)
+    if isinstance(session, NativeLoop):
+        session.reads(in_flight, operations, seed)
+    else:
+        best_loop(session, stmt, in_flight, operations, seed)
     wall, cpu = time.monotonic() - t0, process_cpu_s() - cpu0
     server = meter.stop()
     return {"reads_s": operations / wall, "client_us": cpu / operations * 1e6,
@@ -168,10 +216,11 @@ def main() -> int:
         ins = setup.prepare("INSERT INTO bench.kv (k, v) VALUES (?, ?)")
         execute_concurrent_with_args(setup, ins, [(k, "x" * 100) for k in range(ROWS)], concurrency=32)
         version = cluster.info().server_version
-        sessions = {path: open_session(cluster.addresses, path) for path in PATHS}
+        sessions = {path: open_session(cluster.addresses, path) for path in PATHS if path != NATIVE}
         stmts = {path: s.prepare(READ) for path, s in sessions.items()}
+        sessions[NATIVE], stmts[NATIVE] = NativeLoop(cluster.addresses), None
         for path in PATHS:  # warm the server and every path
-            best_loop(sessions[path], stmts[path], 16, 5000)
+            best_loop_point(cluster, sessions[path], stmts[path], 16, 5000, seed=0)
             runner_point(cluster, path, 16, 3000)
         shapes = [(c, path, client) for c in args.inflight for path in PATHS for client in ("best loop", "runner")]
         for repeat in range(args.repeats):
@@ -184,7 +233,7 @@ def main() -> int:
                 print(f"repeat {repeat}  in flight {c:3d}  {path:24s} {client:10s} {point['reads_s']:8.0f} reads/s  "
                       f"client {point['client_us']:6.0f} us/read  server {point['server_us'] or float('nan'):6.0f} us/read", flush=True)
         for s in sessions.values():
-            s.cluster.shutdown()
+            s.close() if isinstance(s, NativeLoop) else s.cluster.shutdown()
 
     rows = []
     for (c, path, client), by_repeat in sorted(samples.items(), key=lambda kv: (kv[0][0], PATHS.index(kv[0][1]), kv[0][2])):
@@ -205,7 +254,8 @@ def main() -> int:
     table = pd.DataFrame(rows)
     print(table.to_string(index=False))
     machine = (f"{platform.machine()}, {os.cpu_count()} cores, Cassandra {version} (local, 1 node, no CPU budget), one client process, "
-               f"{args.operations:,} reads per point, labkit {__version__}")
+               f"{args.operations:,} reads per point, cassandra-driver {importlib.metadata.version('cassandra-driver')}, "
+               f"{cql_calls.native_path_name()}, labkit {__version__}")
     name = "runner_vs_driver" + ("_quick" if args.quick else "")
     command = ".venv/bin/python benchmarks/runner_vs_driver.py" + (" --quick" if args.quick else
                                                                   f" --inflight {','.join(map(str, args.inflight))} --operations {args.operations} --repeats {args.repeats}")

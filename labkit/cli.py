@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -232,6 +233,15 @@ def _workload_approaches(described, workload: str) -> list[str]:
     return [f"baseline/{mix(name.strip()).name}" for name in workload.split(",") if name.strip()]
 
 
+def _choose_cql_driver(driver: str) -> None:
+    """--driver is a client setting, not a run parameter: it goes in the environment every client process
+    (spawned processes, local Dask workers) inherits, and is checked here first."""
+    from .engines.cassandra_calls import DRIVER_VARIABLE, native_in_use
+
+    native_in_use({DRIVER_VARIABLE: driver})
+    os.environ[DRIVER_VARIABLE] = driver
+
+
 @app.command("run")
 def run_pattern(
     pattern: str = typer.Argument(..., help=_patterns_help()),
@@ -243,6 +253,9 @@ def run_pattern(
     processes: str = typer.Option("auto", "--processes", help="Client processes (each with its own connections) that share each point's threads: a number, or auto (as many as help, at most one per core; the row records what was used)."),
     node_cpu: float = typer.Option(None, "--node-cpu", help=NODE_CPU_HELP),
     workers: str = typer.Option(None, "--workers", help="How each client process keeps its transactions in flight: greenlets (many per thread, through the driver's asynchronous calls) or threads (one blocking call per thread); default: greenlets."),
+    driver: str = typer.Option(None, "--driver", help="Cassandra only: which client driver carries the measured calls of greenlet workers: auto (acsylla, a native core, where "
+                               "installed), acsylla, or cassandra-driver; a client setting (LABKIT_CQL_DRIVER) every client process reads; rows record "
+                               "the path in client_path. Default: $LABKIT_CQL_DRIVER or auto."),
     approaches: str = typer.Option("", "--approaches", help="Comma list of approaches; default: all of the pattern's."),
     size: list[str] = typer.Option([], "--set", help=_settings_help()),
     workload: str = typer.Option("", "--workload", "-w", help="ycsb only: the mixes to run, a comma list of a, b, c, d, e, f, insert-mostly (the same as --approaches baseline/a,...); default: all."),
@@ -269,6 +282,8 @@ def run_pattern(
         check_cores(node_cpu)
         check_engine(engine)
         check_provider(provider)
+        if driver is not None:
+            _choose_cql_driver(driver)
         thread_counts = parse_range(threads)
         node_counts = parse_range(nodes)
         process_count = _processes_option(processes)

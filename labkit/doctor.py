@@ -80,6 +80,21 @@ def check_lessons_without_root() -> list[Check]:
     return [partitions, cpu]
 
 
+def check_cql_driver() -> Check:
+    """Which client path the measured Cassandra calls take here: the native core leaves the nodes more CPU."""
+    from .engines.cassandra_calls import _acsylla, describe
+    from .errors import ConfigError
+
+    try:
+        detail = describe()
+    except ConfigError as exc:
+        return Check("Cassandra client driver", False, str(exc), "set LABKIT_CQL_DRIVER to auto, acsylla or cassandra-driver")
+    native = _acsylla() is not None
+    return Check("Cassandra client driver", native, detail, "" if native else
+                 "acsylla has wheels for Linux (x86_64, aarch64) and macOS, Python 3.11-3.13: `make venv` installs it there; "
+                 "elsewhere the lab runs on cassandra-driver")
+
+
 def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
     checks = [
         Check("Python", sys.version_info >= (3, 11), sys.version.split()[0], "use Python 3.11 or newer", required=True),
@@ -97,6 +112,7 @@ def run_checks() -> tuple[list[Check], dict[str, dict[str, str]]]:
         compose_ok, compose_detail = compose_available()
         checks.append(Check("docker compose", compose_ok, compose_detail, "" if compose_ok else "install docker-compose-plugin for the compose provider"))
     checks.append(check_ports())
+    checks.append(check_cql_driver())
     checks += check_lessons_without_root()
     engines = {}
     for engine in ENGINES:

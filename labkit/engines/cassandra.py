@@ -5,10 +5,8 @@ Pattern code gets a plain `cassandra.cluster.Session`; this module only saves it
 
 from __future__ import annotations
 
-import functools
 import re
 import time
-from collections import namedtuple
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -18,12 +16,12 @@ from cassandra.connection import DefaultEndPoint
 from cassandra.policies import (
     ConstantReconnectionPolicy, DCAwareRoundRobinPolicy, HostFilterPolicy, RoundRobinPolicy, TokenAwarePolicy,
 )
-from cassandra.query import SimpleStatement, named_tuple_factory
-from cassandra.query import _clean_column_name, _sanitize_identifiers  # the driver's own naming rules
+from cassandra.query import SimpleStatement
 from tenacity import retry, retry_if_exception, stop_after_delay, wait_fixed
 
 from ..errors import LabkitError
-from ..runner.tasks import register_async_form
+from .cassandra_calls import async_execute  # noqa: F401  (registers the runner's asynchronous forms of execute)
+from .cassandra_rows import row_factory
 
 SYSTEM_KEYSPACES = {"system", "system_auth", "system_distributed", "system_schema", "system_traces", "system_views", "system_virtual_schema"}
 PROTOCOL_VERSION = 4
@@ -33,73 +31,6 @@ lab's requests needs 5, except a statement prepared for a keyspace of its own (b
 PROTOCOL_KEYSPACE_PER_STATEMENT = 5
 """`session.prepare(text, keyspace=...)` (a profile's statements name their tables without a keyspace) needs
 version 5; the profiles' sessions ask for it."""
-
-_EXECUTE_ARGS = ("query", "parameters", "timeout", "trace", "custom_payload", "execution_profile", "paging_state", "host", "execute_as")
-
-
-def async_execute(fn: Any) -> Any:
-    """The asynchronous form of `session.execute` for greenlet workers (runner.tasks): the same request
-    through `execute_async`, its reply handed over by the driver's callback. None for anything else."""
-    session = getattr(fn, "__self__", None)
-    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute":
-        return None
-
-    def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> None:
-        if not kwargs and len(args) <= 2:  # (query, parameters): the same two first arguments in both
-            future = session.execute_async(*args)
-        else:  # execute and execute_async order their later arguments differently
-            future = session.execute_async(**dict(zip(_EXECUTE_ARGS, args), **kwargs))
-
-        def replied(_first_page: Any) -> None:
-            try:
-                result = future.result()  # the ResultSet execute() would return; done, so it does not block
-            except Exception as exc:
-                on_error(exc)
-                return
-            on_result(result)
-
-        future.add_callbacks(callback=replied, errback=on_error)
-
-    return start
-
-
-register_async_form(async_execute)
-
-
-@functools.lru_cache(maxsize=1024)
-def _row_class(names: tuple[str, ...]) -> type:
-    clean = [_clean_column_name(n) for n in names]
-    try:
-        return namedtuple("Row", clean)
-    except ValueError:  # a keyword, a leading digit or a repeated name: renamed as the driver renames them
-        return namedtuple("Row", _sanitize_identifiers(clean))
-
-
-class _CachedNamedTuples:
-    """Rows as the driver's default named tuples (`row.k`, `row[0]`, the same field names), but the class
-    made once per column list: the driver's `named_tuple_factory` builds a new namedtuple class for every
-    result, about 40 us per read here, more than the rest of a primary-key read's client work.
-
-    It compares equal to `named_tuple_factory`, whose rows it makes: the driver's `ResultSet.was_applied`
-    (a lightweight transaction's outcome, which exercise 01 teaches) accepts only the factories it knows,
-    by an equality test."""
-
-    def __call__(self, colnames: list[str], rows: list[tuple]) -> list[tuple]:
-        make = _row_class(tuple(colnames))._make
-        return [make(row) for row in rows]
-
-    def __eq__(self, other: object) -> bool:
-        return other is self or other is named_tuple_factory
-
-    def __hash__(self) -> int:
-        return hash(named_tuple_factory)
-
-    def __repr__(self) -> str:
-        return "labkit.engines.cassandra.row_factory (named tuples, one class per column list)"
-
-
-row_factory = _CachedNamedTuples()
-
 
 PROBE_RETRY_S = 0.5
 
@@ -383,3 +314,4 @@ def summarise(reports: Sequence[TraceReport]) -> TraceTotals:
                 rows += int(match.group(1))
     ordered = sorted(nodes, key=lambda a: tuple(int(p) for p in a.split(".")))
     return TraceTotals(len(reports), ordered, partitions, rows, scans, writes, duration, ranges)
+

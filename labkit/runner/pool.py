@@ -5,6 +5,7 @@ flight in one thread); both run the same worker body below, so every guarantee h
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -35,6 +36,27 @@ class PoolSpec:
     policy: RetryPolicy
     target_rate: float | None  # transactions per second for the whole run
     workers: str = "threads"  # "threads" or "greenlets" (runner.tasks)
+    client_settings: dict[str, str] = field(default_factory=dict)  # the run's client settings, applied in every client process
+
+
+CLIENT_SETTINGS: list[str] = []
+"""Environment variables that choose how a client process talks to the database (e.g. LABKIT_CQL_DRIVER):
+engine modules name theirs (`client_setting`); every run carries their values into each of its client
+processes, spawned here or on Dask workers elsewhere."""
+
+
+def client_setting(name: str) -> None:
+    if name not in CLIENT_SETTINGS:
+        CLIENT_SETTINGS.append(name)
+
+
+def current_client_settings() -> dict[str, str]:
+    return {name: os.environ.get(name, "") for name in CLIENT_SETTINGS}  # "": the setting's default
+
+
+def apply_client_settings(spec: PoolSpec) -> None:
+    """In a client process: take on the settings of the run that started it."""
+    os.environ.update(spec.client_settings)
 
 
 @dataclass
@@ -52,6 +74,7 @@ class PoolOutcome:
     run_queue_ms: float | None = None  # mean wait of the probe thread for a free core
     timeline: Timeline = field(default_factory=Timeline)  # per-second counts and latency
     hub_held_s: float | None = None  # greenlets: time one worker kept the others waiting (runner.tasks.HELD_S)
+    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: calls started per client path (runner.tasks.Hub.calls)
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)
@@ -204,6 +227,7 @@ def run_pool(
         run_queue_ms=run_queue_ms,
         timeline=Timeline.of(clock.release, stamps),
         hub_held_s=hub.held_s if hub is not None and clock.release is not None else None,
+        client_calls=dict(hub.calls) if hub is not None else {},
     )
 
 

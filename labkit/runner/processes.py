@@ -16,13 +16,14 @@ import threading
 import traceback
 from typing import Any, Callable
 
-from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, run_pool
+from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 from .measurements import Measurements
 
 
 def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, Any], cancel: Any, progress: Any, results: Any) -> None:
     """Entry point of one worker process (spawned, so it must stay importable and top level)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides about Ctrl-C and tells us via `cancel`
+    apply_client_settings(spec)
     try:
         open_process = getattr(workload, "open_process", None)
         if callable(open_process):

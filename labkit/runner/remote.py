@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import ConfigError, LabkitError
 from .measurements import Measurements
-from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, run_pool
+from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 
 LOCAL_PREFIX = "local:"
 DASK_PREFIX = "dask://"
@@ -149,6 +149,7 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
     its release on the wall clock, and the process's CPU time over the measured window."""
     from distributed import Event, Queue
 
+    apply_client_settings(spec)
     warmed, start, cancelled = Queue(f"labkit-warmed-{run_id}"), Event(f"labkit-start-{run_id}"), Event(f"labkit-cancel-{run_id}")
     cancel = threading.Event()
 

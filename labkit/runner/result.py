@@ -66,6 +66,7 @@ class RunResult:
     verification: Verification | None
     client_gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock
     workers: str = "threads"  # how a process keeps transactions in flight: threads or greenlets
+    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: database calls per client path, warm-up included
     intended: LatencyStats | None = None  # paced runs: latency from each transaction's scheduled start
     timeline: Timeline | None = None  # per-second counts and latency percentiles (runner.timeline)
     client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)
@@ -145,6 +146,7 @@ class RunResult:
             row["client_problems"] = "; ".join(self.client_problems)
             row["client_barrier_slack_s"] = None if self.client_barrier_slack_s is None else round(self.client_barrier_slack_s, 4)
         row["workers"] = self.workers
+        row["client_path"] = self.client_path()
         row["timeline"] = json.dumps([[r["second"], round(r["span_s"], 3), r["transactions"], r["errors"], r["p50_us"], r["p95_us"], r["p99_us"]]
                                       for r in self.timeline_rows()], separators=(",", ":"))
         row["latency_measured_as"] = (
@@ -163,6 +165,19 @@ class RunResult:
             for name in ("count", "errors", "retries", "mean_us", "p50_us", "p95_us", "p99_us", "max_us"):
                 row[f"{op}_{name}"] = getattr(s, name)
         return row
+
+    def client_path(self) -> str:
+        """Which client path carried the database calls: a driver's own (e.g. `acsylla 1.2.0`), the driver's
+        asynchronous calls, helper threads, or each worker thread's blocking calls; shares when mixed."""
+        if self.workers == "threads":
+            return "blocking calls (threads)"
+        total = sum(self.client_calls.values())
+        if not total:
+            return ""
+        parts = sorted(self.client_calls.items(), key=lambda kv: -kv[1])
+        if len(parts) == 1:
+            return parts[0][0]
+        return ", ".join(f"{path} {100 * n / total:.0f}%" for path, n in parts)
 
     def timeline_rows(self) -> list[dict[str, Any]]:
         """Per second of the measured window: transactions, errors, throughput and p50/p95/p99 (us);

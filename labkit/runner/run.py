@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import contextlib
 import threading
 from typing import Any, Callable
@@ -11,7 +13,7 @@ from .cpu import AUTO, MachineCpu, client_layout, saturation
 from .division import split_evenly
 from .limits import limit_of
 from .measurements import merged
-from .pool import PoolOutcome, PoolSpec, run_pool
+from .pool import PoolOutcome, PoolSpec, current_client_settings, run_pool
 from .processes import run_processes
 from .result import LatencyStats, RunResult, intended_stats, op_stats
 from .retry import RetryPolicy
@@ -157,6 +159,7 @@ def run(
             policy=retry,
             target_rate=target_rate,
             workers=workers,
+            client_settings=current_client_settings(),
         )
         for first, count in zip(firsts, layout)
     ]
@@ -231,6 +234,9 @@ def run(
     gil_wait = max(waits) if waits else None
     queued = [o.run_queue_ms for o in outcomes if o.run_queue_ms is not None]
     held = [o.hub_held_s / wall for o in outcomes if o.hub_held_s is not None and wall > 0]
+    client_calls: Counter[str] = Counter()
+    for o in outcomes:
+        client_calls.update(o.client_calls)
     limit, limit_note = limit_of(
         client_saturated=saturated,
         hub_held=max(held) if held else None,
@@ -272,6 +278,7 @@ def run(
         client_gil_wait_ms=gil_wait,
         client_run_queue_ms=max(queued) if queued else None,
         workers=workers,
+        client_calls=dict(client_calls),
         intended=intended_stats(total),
         timeline=timeline,
         server_cpu=server_cpu,

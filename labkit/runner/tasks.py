@@ -8,10 +8,15 @@ with the driver's own asynchronous call (where the engine module names one, see 
 worker, and a hub running in the pool's thread resumes it when the driver's callback posts the reply.
 A call with no asynchronous form runs on a helper thread instead, so any driver keeps working (at the
 speed of threads). Sleeps (pacing, retry backoff) are hub timers, never blocking waits.
+
+A driver whose replies arrive on an asyncio event loop (a native-core driver, engines.cassandra_native) asks
+the hub for one (`Hub.event_loop()`): the hub then waits by running that loop in its own thread, so the
+driver's completions resume their workers with no thread hand-off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import heapq
 import itertools
@@ -20,13 +25,18 @@ import signal
 import threading
 import time
 import types
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import greenlet
 
-AsyncStarter = Callable[[tuple, dict, Callable[[Any], None], Callable[[BaseException], None]], None]
-"""start(args, kwargs, on_result, on_error): begin the operation and arrange for exactly one callback."""
+AsyncStarter = Callable[[tuple, dict, Callable[[Any], None], Callable[[BaseException], None]], "str | None"]
+"""start(args, kwargs, on_result, on_error): begin the operation and arrange for exactly one callback; it may
+return the name of the client path it took (counted in `Hub.calls`)."""
+
+ASYNC_PATH = "driver async"
+HELPER_PATH = "helper thread"
 
 HELD_S = 0.005
 """A worker's turn on the hub (from resuming it to its next wait) normally lasts microseconds; one of 5 ms
@@ -37,11 +47,12 @@ _CURRENT = threading.local()  # the hub running in this thread, if any
 _ASYNC_FORMS: list[Callable[[Callable[..., Any]], AsyncStarter | None]] = []
 
 
-def register_async_form(finder: Callable[[Callable[..., Any]], AsyncStarter | None]) -> None:
+def register_async_form(finder: Callable[[Callable[..., Any]], AsyncStarter | None], first: bool = False) -> None:
     """Engine modules register a finder: given the blocking callable a workload passes to `tx.call`,
-    return how to start the same operation asynchronously, or None when it has no asynchronous form."""
+    return how to start the same operation asynchronously, or None when it has no asynchronous form.
+    `first`: asked before the finders already registered (a faster path for calls another finder also knows)."""
     if finder not in _ASYNC_FORMS:
-        _ASYNC_FORMS.append(finder)
+        _ASYNC_FORMS.insert(0, finder) if first else _ASYNC_FORMS.append(finder)
 
 
 def async_form(fn: Callable[..., Any]) -> AsyncStarter | None:
@@ -67,22 +78,51 @@ class Hub:
         self.held_s = 0.0  # time in turns of at least HELD_S, when one worker kept all the others waiting
         self._turn_began = 0.0
         self._alive = 0  # workers not finished yet (run's loop ends at 0)
+        self.calls: Counter[str] = Counter()  # calls started, per client path (ASYNC_PATH, HELPER_PATH, or a driver's own)
+        self._aio: asyncio.AbstractEventLoop | None = None  # see event_loop()
+        self._wakeup: asyncio.Future | None = None  # set while the hub waits inside its event loop
+        self._thread = threading.get_ident()
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+
+    def event_loop(self) -> asyncio.AbstractEventLoop:
+        """The asyncio loop of this hub, made on first use (from a worker, in the hub's thread): from then on
+        the hub waits by running it, so futures of that loop complete while the workers are parked."""
+        if self._aio is None:
+            self._aio = asyncio.new_event_loop()
+        return self._aio
+
+    def close_when_done(self, close: Callable[[], Awaitable[None]]) -> None:
+        """Await `close()` on the hub's event loop once every worker has finished (e.g. a driver's session
+        opened for this run)."""
+        self._closers.append(close)
+
+    def _post(self, item: tuple) -> None:
+        """Hand a reply (or a wake-up) to the hub, from any thread."""
+        self._posted.put(item)
+        wakeup = self._wakeup
+        if wakeup is not None:
+            if threading.get_ident() == self._thread:
+                _settle(wakeup)
+            else:
+                self._aio.call_soon_threadsafe(_settle, wakeup)
 
     # --- called from worker greenlets -------------------------------------------------------------
 
     def invoke(self, fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
         """Run one blocking-style call without blocking the other workers; returns its result or raises."""
         me = greenlet.getcurrent()
-        post = self._posted.put
+        post = self._post
         starter = async_form(fn)
         if starter is None:
             self.offloaded += 1
+            self.calls[HELPER_PATH] += 1
             if self._helpers is None:
                 self._helpers = ThreadPoolExecutor(self._helper_threads, thread_name_prefix="labkit-call")
             future = self._helpers.submit(fn, *args, **kwargs)
             future.add_done_callback(lambda f: post((me, None, f.exception())) if f.exception() else post((me, f.result(), None)))
         else:
-            starter(args, kwargs, lambda value: post((me, value, None)), lambda error: post((me, None, error)))
+            path = starter(args, kwargs, lambda value: post((me, value, None)), lambda error: post((me, None, error)))
+            self.calls[path or ASYNC_PATH] += 1
         return self._park()
 
     def sleep(self, seconds: float) -> bool:
@@ -99,7 +139,7 @@ class Hub:
 
     def wake(self, worker: greenlet.greenlet) -> None:
         """Let a parked worker go on (e.g. from a barrier): it is resumed on the hub's next turn."""
-        self._posted.put((worker, None, None))
+        self._post((worker, None, None))
 
     def _park(self) -> Any:
         assert self._loop is not None and greenlet.getcurrent() is not self._loop, "park only from a worker greenlet"
@@ -142,10 +182,12 @@ class Hub:
 
     def _run(self, workers: list[greenlet.greenlet], on_tick: Callable[[], None] | None, tick_s: float) -> bool:
         self._loop = greenlet.getcurrent()
+        self._thread = threading.get_ident()
         _CURRENT.hub = self
         interrupted = False
         clock = time.monotonic
-        get, get_nowait, empty = self._posted.get, self._posted.get_nowait, queue.Empty
+        get_nowait, empty = self._posted.get_nowait, queue.Empty
+        queue_get = self._posted.get
         resume, timers, cancel = self._resume, self._timers, self._cancel
         next_tick = clock() + tick_s
         self._alive = len(workers)
@@ -162,6 +204,7 @@ class Hub:
                     while timers and timers[0][0] <= now:
                         resume(heapq.heappop(timers)[2], None, None)
                 wait = (min(next_tick, timers[0][0]) if timers else next_tick) - now
+                get = queue_get if self._aio is None else self._wait_in_event_loop
                 try:
                     item = get(timeout=wait) if wait > 0 else get_nowait()
                 except empty:
@@ -182,7 +225,39 @@ class Hub:
         _CURRENT.hub = None
         if self._helpers is not None:
             self._helpers.shutdown(wait=False, cancel_futures=True)
+        if self._aio is not None:
+            self._close_event_loop()
         return interrupted
+
+    def _wait_in_event_loop(self, timeout: float) -> Any:
+        """queue.get(timeout=) for a hub with an event loop: run the loop until something is posted (its
+        callbacks post replies in this thread) or `timeout` passes; raises queue.Empty as get() does."""
+        try:
+            return self._posted.get_nowait()
+        except queue.Empty:
+            pass
+        loop = self._aio
+        wakeup = self._wakeup = loop.create_future()
+        try:
+            if self._posted.empty():  # a post from another thread between the two checks has seen no wakeup
+                timer = loop.call_later(timeout, _settle, wakeup)
+                with _outside_any_running_loop():
+                    loop.run_until_complete(wakeup)
+                timer.cancel()
+        finally:
+            self._wakeup = None
+        return self._posted.get_nowait()
+
+    def _close_event_loop(self) -> None:
+        loop, closers, self._closers = self._aio, self._closers, []
+        try:
+            with _outside_any_running_loop():
+                if closers:
+                    loop.run_until_complete(_close_all(closers))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+            self._aio = None
 
     def _resume(self, worker: greenlet.greenlet, value: Any, error: BaseException | None) -> None:
         if worker.dead:
@@ -204,6 +279,31 @@ class Hub:
         """Count held turns from now on (the measured window opens inside a worker's turn)."""
         self._turn_began = time.perf_counter()
         self.held_s = 0.0
+
+
+@contextlib.contextmanager
+def _outside_any_running_loop():
+    """Run the hub's own loop in a thread where another one is running: a Jupyter kernel runs each cell
+    inside its asyncio loop, and asyncio refuses to run a second loop there. The kernel's loop is paused
+    anyway while the cell's run() blocks; it is put back afterwards."""
+    outer = asyncio.events._get_running_loop()
+    if outer is None:
+        yield
+        return
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(outer)
+
+
+async def _close_all(closers: list[Callable[[], Awaitable[None]]]) -> None:
+    await asyncio.gather(*(close() for close in closers), return_exceptions=True)
+
+
+def _settle(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class GreenletBarrier:

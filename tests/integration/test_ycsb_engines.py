@@ -76,6 +76,30 @@ def test_a_mix_that_inserts_or_rewrites_loses_nothing(cluster, mix):
     assert result.verification.checks["inserted"] >= inserts and result.verification.checks["records"] == 500 + result.verification.checks["inserted"]
 
 
+def test_both_client_paths_run_the_same_transactions_lose_nothing_and_say_which_path_they_took(cluster, monkeypatch):
+    """The native core (acsylla) and cassandra-driver run the same seeded mix: the same operations and the same
+    verify; every row names its path; with acsylla missing, `auto` falls back to cassandra-driver."""
+    from labkit.engines import cassandra_calls
+
+    rows = {}
+    for driver in ("cassandra-driver", "acsylla", "fallback"):
+        monkeypatch.setenv(cassandra_calls.DRIVER_VARIABLE, "auto" if driver == "fallback" else driver)
+        if driver == "fallback":
+            monkeypatch.setattr(cassandra_calls, "_acsylla", lambda: None)
+        w = ycsb(cluster, "baseline/f")  # reads, then read-modify-writes: both kinds of call
+        try:
+            result = run(w, threads=6, operations=600, workers="greenlets", warmup=30, seed=7)
+        finally:
+            w.close_process()
+        assert result.complete and result.stats.errors == 0 and result.verification.ok, (driver, result.verification)
+        rows[driver] = result.to_row()
+        rows[driver]["ops"] = {name: s.count for name, s in result.ops.items()}
+    assert rows["acsylla"]["client_path"] == cassandra_calls.native_path_name()
+    assert rows["cassandra-driver"]["client_path"] == rows["fallback"]["client_path"] == "driver async"
+    assert rows["acsylla"]["ops"] == rows["cassandra-driver"]["ops"] == rows["fallback"]["ops"]  # the same seeded transactions
+    assert rows["acsylla"]["verify_checks"] == rows["cassandra-driver"]["verify_checks"]
+
+
 @pytest.mark.parametrize("approach", ["baseline/no-index", "baseline/2i", "baseline/sai"])
 def test_a_query_by_tag_finds_every_tagged_record_with_or_without_an_index(cluster, approach):
     w = ycsb(cluster, approach, phase="index-query", tags=10)

@@ -314,3 +314,92 @@ def test_a_real_ctrl_c_at_any_moment_ends_a_greenlet_run_with_what_was_measured(
         assert not r.complete and 0 < r.count < 400_000
         assert time.monotonic() - started < 10
     assert signal.getsignal(signal.SIGINT) is found  # the run put back the handler it found
+
+
+class FakeLoopServer:
+    """A driver whose replies arrive on the hub's asyncio loop (as acsylla's do), `delay` s after the call;
+    its session is closed on that loop after the run (Hub.close_when_done)."""
+
+    def __init__(self, delay: float = 0.005):
+        self.delay = delay
+        self.loop_threads: set[int] = set()
+        self.closed = 0
+
+    def execute(self, key: int) -> int:
+        raise AssertionError("the loop form is always used in greenlet runs")
+
+    def start(self, key: int, on_result, on_error) -> str:
+        from labkit.runner.tasks import current_hub
+
+        hub = current_hub()
+        loop = hub.event_loop()
+        if not getattr(hub, "_fake_closer", False):
+            hub._fake_closer = True
+
+            async def close() -> None:
+                self.closed += 1
+
+            hub.close_when_done(close)
+
+        def reply() -> None:
+            self.loop_threads.add(threading.get_ident())
+            on_result(key * 2)
+
+        loop.call_later(self.delay, reply)
+        return "fake loop driver"
+
+
+def _fake_loop_form(fn):
+    server = getattr(fn, "__self__", None)
+    if isinstance(server, FakeLoopServer) and fn.__name__ == "execute":
+        return lambda args, kwargs, on_result, on_error: server.start(*args, on_result, on_error)
+    return None
+
+
+register_async_form(_fake_loop_form)
+
+
+class MixedReads(KeyReads):
+    """Every other call on a driver whose replies come from its own thread: they must still wake a hub that
+    waits inside its event loop."""
+
+    def __init__(self, loop_server: FakeLoopServer, thread_server: FakeAsyncServer):
+        super().__init__(loop_server)
+        self.thread_server = thread_server
+
+    def transaction(self, tx):
+        super().transaction(tx)
+        assert tx.call("read_other", self.thread_server.execute, 7) == 14
+
+
+def test_replies_on_the_hubs_event_loop_resume_workers_in_its_thread_and_other_threads_still_wake_it():
+    loop_server, thread_server = FakeLoopServer(delay=0.01), FakeAsyncServer(delay=0.01)
+    w = MixedReads(loop_server, thread_server)
+    started = time.monotonic()
+    r = run(w, threads=20, operations=400, warmup=20, workers="greenlets")
+    assert r.complete and r.count == 400 and r.errors == 0 and len(w.seen) == 400
+    assert w.threads == loop_server.loop_threads  # replies were handed over in the hub's own thread
+    assert time.monotonic() - started < 5  # 20 per round trip of 2 x 10 ms: about 0.4 s; a missed wake-up costs a 0.1 s tick each
+    assert loop_server.closed == 1  # the driver's session closed on the loop after the run
+    assert r.client_calls == {"fake loop driver": 420, "driver async": 420}
+    assert r.to_row()["client_path"] == "fake loop driver 50%, driver async 50%"
+
+
+def test_the_hubs_event_loop_runs_where_a_kernels_loop_is_already_running():
+    import asyncio
+
+    async def cell() -> int:  # a Jupyter cell runs inside the kernel's running loop and calls run() synchronously
+        r = run(KeyReads(FakeLoopServer()), threads=4, operations=40, workers="greenlets")
+        assert asyncio.get_running_loop() is outer  # the kernel's loop is put back
+        return r.count
+
+    outer = asyncio.new_event_loop()
+    try:
+        assert outer.run_until_complete(cell()) == 40
+    finally:
+        outer.close()
+
+
+def test_thread_workers_say_their_calls_are_blocking():
+    r = run(KeyReads(FakeAsyncServer()), threads=2, operations=10, workers="threads")
+    assert r.to_row()["client_path"] == "blocking calls (threads)"

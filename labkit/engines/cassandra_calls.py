@@ -1,0 +1,424 @@
+"""How the runner's greenlet workers make Cassandra calls: cassandra-driver's own asynchronous call, or, for
+the measured calls, a native-core driver: acsylla (ScyllaDB's C++ driver, its protocol work
+in a C++ thread outside the interpreter lock), behind the same `tx.call(op, session.execute, ...)`.
+
+Why: on one machine the client and the nodes share the cores. cassandra-driver does the protocol work in
+Python; the same primary-key read costs the client several times less CPU on a native core
+(benchmarks/runner_vs_driver.py), CPU the database then gets. Workload code does not change: it prepares
+its statements on its cassandra-driver session, and when the runner's greenlet workers call
+`session.execute(prepared, params)` this module sends the same statement, the same parameters and the same
+consistency through an acsylla session that mirrors the cassandra-driver one (same nodes, same routing),
+made on the hub's event loop for the run and closed after it. Rows come back as cassandra-driver's rows
+do (named tuples, uuid.UUID, naive UTC datetimes, SortedSet). cassandra-driver keeps everything else:
+DDL, metadata, tracing, batches, unprepared statements, thread workers, the exercises.
+
+Which driver a run uses is the client's setting LABKIT_CQL_DRIVER (`labkit run --driver`), read in every
+client process: `auto` (the default: acsylla where its wheel is installed), `acsylla`, or
+`cassandra-driver`. Every call counts its path (runner.tasks.Hub.calls); result rows record them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib.metadata
+import os
+import uuid
+import weakref
+from typing import Any
+
+from cassandra import (
+    ConsistencyLevel, InvalidRequest, OperationTimedOut, ReadFailure, ReadTimeout, Unavailable, WriteFailure, WriteTimeout,
+)
+from cassandra import cqltypes
+from cassandra.auth import PlainTextAuthProvider
+from cassandra.cluster import _NOT_SET, EXEC_PROFILE_DEFAULT, NoHostAvailable, Session
+from cassandra.policies import DCAwareRoundRobinPolicy, IdentityTranslator, RoundRobinPolicy, TokenAwarePolicy
+from cassandra.query import FETCH_SIZE_UNSET, PreparedStatement
+from cassandra.util import SortedSet
+
+from ..errors import ConfigError
+from ..runner.pool import client_setting
+from ..runner.tasks import ASYNC_PATH, current_hub, register_async_form
+from .cassandra_rows import row_class
+
+DRIVER_VARIABLE = "LABKIT_CQL_DRIVER"
+DRIVERS = ("auto", "acsylla", "cassandra-driver")
+client_setting(DRIVER_VARIABLE)
+
+
+@functools.lru_cache(maxsize=1)
+def _acsylla() -> Any:
+    """The acsylla module, or None where its wheel is not installed (platforms without one: see README)."""
+    try:
+        import acsylla
+    except ImportError:
+        return None
+    return acsylla
+
+
+@functools.lru_cache(maxsize=1)
+def native_path_name() -> str:
+    return f"acsylla {importlib.metadata.version('acsylla')}"
+
+
+def requested(environ: Any = None) -> str:
+    value = (environ if environ is not None else os.environ).get(DRIVER_VARIABLE, "auto").strip() or "auto"
+    if value not in DRIVERS:
+        raise ConfigError(f"{DRIVER_VARIABLE}={value!r} is not a Cassandra client driver the lab knows; use one of {', '.join(DRIVERS)} "
+                          "(auto: acsylla where it is installed, else cassandra-driver)")
+    return value
+
+
+def native_in_use(environ: Any = None) -> bool:
+    """True when measured calls go through acsylla in this process; a clear error when it was asked for by name
+    and cannot be had."""
+    choice = requested(environ)
+    if choice == "cassandra-driver":
+        return False
+    if _acsylla() is None:
+        if choice == "acsylla":
+            raise ConfigError(f"{DRIVER_VARIABLE}=acsylla, but acsylla is not installed in this Python: `make venv` installs it "
+                              "where it has a wheel (Linux x86_64/aarch64, macOS); or run with --driver cassandra-driver")
+        return False
+    return True
+
+
+def describe(environ: Any = None) -> str:
+    """One line for `labkit doctor`: which client path this machine's measured Cassandra calls take."""
+    choice = requested(environ)
+    if choice == "cassandra-driver":
+        return "cassandra-driver (chosen: LABKIT_CQL_DRIVER=cassandra-driver)"
+    if _acsylla() is None:
+        return "cassandra-driver (acsylla has no wheel installed here; measured calls cost the client more CPU)"
+    return f"{native_path_name()} for measured calls (native core), cassandra-driver for the rest"
+
+
+EXECUTE_ARGS = ("query", "parameters", "timeout", "trace", "custom_payload", "execution_profile", "paging_state", "host", "execute_as")
+
+
+def async_execute(fn: Any) -> Any:
+    """The asynchronous form of `session.execute` for greenlet workers (runner.tasks): the same request
+    through `execute_async`, its reply handed over by the driver's callback. None for anything else."""
+    session = getattr(fn, "__self__", None)
+    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute":
+        return None
+
+    def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> None:
+        if not kwargs and len(args) <= 2:  # (query, parameters): the same two first arguments in both
+            future = session.execute_async(*args)
+        else:  # execute and execute_async order their later arguments differently
+            future = session.execute_async(**dict(zip(EXECUTE_ARGS, args), **kwargs))
+
+        def replied(_first_page: Any) -> None:
+            try:
+                result = future.result()  # the ResultSet execute() would return; done, so it does not block
+            except Exception as exc:
+                on_error(exc)
+                return
+            on_result(result)
+
+        future.add_callbacks(callback=replied, errback=on_error)
+
+    return start
+
+
+
+# --- what can go native -----------------------------------------------------------------------------------
+
+_PLAIN = (cqltypes.Int32Type, cqltypes.LongType, cqltypes.CounterColumnType, cqltypes.UTF8Type, cqltypes.AsciiType,
+          cqltypes.BooleanType, cqltypes.DoubleType, cqltypes.FloatType, cqltypes.BytesType, cqltypes.ShortType, cqltypes.ByteType)
+"""Types acsylla hands back as cassandra-driver does."""
+_UUIDS = (cqltypes.UUIDType, cqltypes.TimeUUIDType)  # acsylla: str
+_TIMESTAMP = (cqltypes.DateType,)  # acsylla: an aware UTC datetime; cassandra-driver: a naive UTC one
+
+
+def _converter(cqltype: Any) -> Any:
+    """How a value of this column type is turned into cassandra-driver's value: None when it needs nothing,
+    False when the type is not supported on the native path (the statement then stays on cassandra-driver)."""
+    if issubclass(cqltype, _PLAIN):
+        return None
+    if issubclass(cqltype, _UUIDS):
+        return lambda v: v if v is None or isinstance(v, uuid.UUID) else uuid.UUID(v)
+    if issubclass(cqltype, _TIMESTAMP):
+        return lambda v: v.replace(tzinfo=None) if v is not None and v.tzinfo is not None else v
+    if issubclass(cqltype, (cqltypes.ListType, cqltypes.SetType, cqltypes.MapType)):
+        if not all(issubclass(sub, _PLAIN) for sub in cqltype.subtypes):
+            return False
+        if issubclass(cqltype, cqltypes.SetType):
+            return lambda v: None if v is None else SortedSet(v)
+        return None
+    return False  # decimal (acsylla 1.2.0 fails to decode it), dates, durations, tuples, UDTs, vectors ...
+
+
+class _Plan:
+    """What one prepared statement needs on the native path: its text, keyspace and result conversions."""
+
+    __slots__ = ("text", "keyspace", "convert")
+
+    def __init__(self, prepared: PreparedStatement, keyspace: str | None, convert: dict[str, Any]):
+        self.text, self.keyspace, self.convert = prepared.query_string, keyspace, convert
+
+
+_PLANS: "weakref.WeakKeyDictionary[PreparedStatement, _Plan | None]" = weakref.WeakKeyDictionary()
+
+
+def _plan(prepared: PreparedStatement, session: Session) -> _Plan | None:
+    try:
+        return _PLANS[prepared]
+    except KeyError:
+        pass
+    plan = None
+    if all(_converter(c[3]) is not False for c in (prepared.column_metadata or ())):
+        convert = {c[2]: _converter(c[3]) for c in (prepared.result_metadata or ())}
+        if all(f is not False for f in convert.values()):
+            plan = _Plan(prepared, prepared.keyspace or session.keyspace, {k: f for k, f in convert.items() if f is not None})
+    _PLANS[prepared] = plan
+    return plan
+
+
+@functools.lru_cache(maxsize=None)
+def _consistency(level: int) -> Any:
+    return _acsylla().Consistency[ConsistencyLevel.value_to_name[level]]
+
+
+class _Mirror:
+    """acsylla cluster settings that reach the same nodes the same way as one cassandra-driver session."""
+
+    def __init__(self, session: Session):
+        cluster = session.cluster
+        profile = cluster.profile_manager.default
+        policy = profile.load_balancing_policy
+        child = getattr(policy, "_child_policy", None)
+        self.ok = isinstance(policy, TokenAwarePolicy) and type(child) in (DCAwareRoundRobinPolicy, RoundRobinPolicy) \
+            and all(isinstance(p, str) for p in cluster.contact_points) and cluster.ssl_context is None and cluster.ssl_options is None \
+            and (cluster.auth_provider is None or isinstance(cluster.auth_provider, PlainTextAuthProvider)) \
+            and type(cluster.address_translator) is IdentityTranslator  # a translated (proxied) address would be bypassed
+        if isinstance(child, DCAwareRoundRobinPolicy) and child.used_hosts_per_remote_dc:
+            self.ok = False
+        self.consistency = profile.consistency_level
+        self.serial_consistency = profile.serial_consistency_level
+        self.fetch_size = session.default_fetch_size
+        if not self.ok:
+            return
+        auth = cluster.auth_provider
+        self.options = dict(
+            contact_points=list(cluster.contact_points), port=cluster.port, protocol_version=4, log_level="disabled",
+            connect_timeout=cluster.connect_timeout, request_timeout=profile.request_timeout,
+            token_aware_routing=True, token_aware_routing_shuffle_replicas=policy.shuffle_replicas,
+            **({"load_balance_dc_aware": child.local_dc} if isinstance(child, DCAwareRoundRobinPolicy) and child.local_dc
+               else {"load_balance_round_robin": True}),
+            **({"username": auth.username, "password": auth.password} if auth is not None else {}),
+        )
+
+
+_MIRRORS: "weakref.WeakKeyDictionary[Session, _Mirror]" = weakref.WeakKeyDictionary()
+
+
+def _mirror(session: Session) -> _Mirror:
+    mirror = _MIRRORS.get(session)
+    if mirror is None:
+        mirror = _MIRRORS[session] = _Mirror(session)
+    return mirror
+
+
+class _Twin:
+    """One acsylla session for one cassandra-driver session and keyspace, on one hub's event loop, for one run."""
+
+    def __init__(self, mirror: _Mirror, keyspace: str | None):
+        self.mirror, self.keyspace = mirror, keyspace
+        self.session: Any = None
+        self.prepared: dict[str, Any] = {}  # query text -> acsylla PreparedStatement (or the task preparing it)
+        self._opening: Any = None
+
+    async def _open(self) -> Any:
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(_awaited(_acsylla().create_cluster(**self.mirror.options).create_session(keyspace=self.keyspace)))
+        self.session = await asyncio.shield(self._opening)
+        return self.session
+
+    async def _prepare(self, text: str) -> Any:
+        found = self.prepared.get(text)
+        if found is None:
+            session = self.session or await self._open()
+            found = self.prepared[text] = asyncio.ensure_future(_awaited(session.create_prepared(text)))
+        if isinstance(found, asyncio.Future):
+            found = self.prepared[text] = await asyncio.shield(found)
+        return found
+
+    async def execute(self, plan: _Plan, params: Any, consistency: Any, serial: Any, page_size: int, timeout: Any, host: Any) -> "NativeRows":
+        prepared = self.prepared.get(plan.text)
+        if prepared is None or isinstance(prepared, asyncio.Future):
+            prepared = await self._prepare(plan.text)
+        statement = prepared.bind(page_size=page_size)
+        if params:
+            statement.bind_list(list(params))
+        statement.set_consistency(consistency)
+        if serial is not None:
+            statement.set_serial_consistency(serial)
+        if timeout is not None:
+            statement.set_timeout(timeout)
+        if host is not None:
+            statement.set_host(host.address, self.mirror.options["port"])
+        try:
+            result = await self.session.execute(statement)
+            rows = _rows(result, plan)
+            while result.has_more_pages():  # cassandra-driver would fetch these while the caller iterates
+                statement.set_page_state(result.page_state())
+                result = await self.session.execute(statement)
+                rows.extend(_rows(result, plan))
+        except _acsylla().errors.CassException as exc:
+            raise _as_driver_error(exc) from exc
+        return NativeRows(rows)
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+
+async def _awaited(awaitable: Any) -> Any:
+    """A task needs a coroutine asyncio recognises; acsylla's compiled ones are awaited from a plain one."""
+    return await awaitable
+
+
+def _rows(result: Any, plan: _Plan) -> list:
+    names = result.columns_names()
+    make = row_class(tuple(names))._make
+    convert = plan.convert
+    if not convert:
+        return [make(row.as_tuple()) for row in result]
+    steps = [(i, convert[n]) for i, n in enumerate(names) if n in convert]
+    out = []
+    for row in result:
+        values = list(row.as_tuple())
+        for i, f in steps:
+            values[i] = f(values[i])
+        out.append(make(values))
+    return out
+
+
+class NativeRows:
+    """What `session.execute` returns, for rows read on the native path: cassandra-driver's ResultSet
+    interface as the lab's workloads use it (iteration, one(), all(), current_rows, was_applied), every page
+    already fetched."""
+
+    __slots__ = ("current_rows",)
+    has_more_pages = False
+    paging_state = None
+
+    def __init__(self, rows: list):
+        self.current_rows = rows
+
+    def one(self) -> Any:
+        return self.current_rows[0] if self.current_rows else None
+
+    def all(self) -> list:
+        return list(self.current_rows)
+
+    def __iter__(self):
+        return iter(self.current_rows)
+
+    def __getitem__(self, i: int) -> Any:
+        return self.current_rows[i]
+
+    def __len__(self) -> int:
+        return len(self.current_rows)
+
+    def __bool__(self) -> bool:
+        return bool(self.current_rows)
+
+    @property
+    def was_applied(self) -> bool:
+        """A conditional statement's outcome, as ResultSet.was_applied gives it."""
+        if not self.current_rows or self.current_rows[0]._fields[0] not in ("applied", "_0"):
+            raise RuntimeError("was_applied is only for the result of a conditional statement (IF ...)")
+        return bool(self.current_rows[0][0])
+
+
+def _as_driver_error(exc: BaseException) -> BaseException:
+    """acsylla's errors as the cassandra-driver exceptions workloads, retry rules and error counts know."""
+    errors = _acsylla().errors
+    text = f"{exc} (acsylla {type(exc).__name__})"
+    for native, driver in ((errors.CassErrorServerUnavailable, Unavailable), (errors.CassErrorServerWriteTimeout, WriteTimeout),
+                           (errors.CassErrorServerReadTimeout, ReadTimeout), (errors.CassErrorServerWriteFailure, WriteFailure),
+                           (errors.CassErrorServerReadFailure, ReadFailure), (errors.CassErrorServerInvalidQuery, InvalidRequest)):
+        if isinstance(exc, native):
+            mapped = driver.__new__(driver)  # the driver's constructors want details (write type, counts) acsylla does not give
+            Exception.__init__(mapped, text)
+            return mapped
+    if isinstance(exc, errors.CassErrorLibRequestTimedOut):
+        return OperationTimedOut(errors={"native": text})
+    if isinstance(exc, (errors.CassErrorLibNoHostsAvailable, errors.CassErrorLibUnableToConnect)):
+        return NoHostAvailable(text, {})
+    return exc
+
+
+# --- the runner's asynchronous form -------------------------------------------------------------------------
+
+_UNSUPPORTED = ("trace", "custom_payload", "paging_state", "execute_as")
+
+
+def _twins(hub: Any) -> dict:
+    twins = getattr(hub, "_cql_twins", None)
+    if twins is None:
+        twins = hub._cql_twins = {}
+
+        async def close_all() -> None:
+            for twin in twins.values():
+                await twin.close()
+
+        hub.close_when_done(close_all)
+    return twins
+
+
+def native_execute(fn: Any) -> Any:
+    """The runner's asynchronous form of `session.execute` on acsylla: None (cassandra-driver's form is used)
+    when acsylla is not in use, outside a greenlet hub, or for a session it cannot mirror; the starter itself
+    hands any call it cannot send natively (not a prepared statement, tracing, a type it does not decode) to
+    cassandra-driver's form."""
+    session = getattr(fn, "__self__", None)
+    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute" or not native_in_use():
+        return None
+    hub = current_hub()
+    mirror = _mirror(session)
+    if hub is None or not mirror.ok:
+        return None
+    driver_form = async_execute(fn)
+    loop = hub.event_loop()
+    path = native_path_name()
+
+    def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> str:
+        call = dict(zip(EXECUTE_ARGS, args), **kwargs)
+        prepared = call.get("query")
+        plan = _plan(prepared, session) if isinstance(prepared, PreparedStatement) else None
+        if plan is None or any(call.get(k) for k in _UNSUPPORTED) or call.get("execution_profile", EXEC_PROFILE_DEFAULT) is not EXEC_PROFILE_DEFAULT:
+            driver_form(args, kwargs, on_result, on_error)
+            return ASYNC_PATH
+        twins = _twins(hub)
+        key = (id(session), plan.keyspace)
+        twin = twins.get(key)
+        if twin is None:
+            twin = twins[key] = _Twin(mirror, plan.keyspace)
+        level = prepared.consistency_level if prepared.consistency_level is not None else mirror.consistency
+        serial = prepared.serial_consistency_level if prepared.serial_consistency_level is not None else mirror.serial_consistency
+        fetch = prepared.fetch_size if prepared.fetch_size is not FETCH_SIZE_UNSET else mirror.fetch_size
+        timeout = call.get("timeout", _NOT_SET)
+        task = loop.create_task(twin.execute(plan, call.get("parameters"), _consistency(level), None if serial is None else _consistency(serial),
+                                             -1 if fetch is None else fetch, None if timeout is _NOT_SET or timeout is None else timeout,
+                                             call.get("host")))
+
+        def done(t: Any) -> None:
+            error = asyncio.CancelledError() if t.cancelled() else t.exception()
+            if error is not None:
+                on_error(error)
+            else:
+                on_result(t.result())
+
+        task.add_done_callback(done)
+        return path
+
+    return start
+
+
+register_async_form(async_execute)
+register_async_form(native_execute, first=True)
