@@ -246,10 +246,11 @@ class _Twin:
             found = self.prepared[text] = await asyncio.shield(found)
         return found
 
-    async def execute(self, plan: _Plan, params: Any, consistency: Any, serial: Any, page_size: int, timeout: Any, host: Any) -> "NativeRows":
+    def statement(self, plan: _Plan, params: Any, consistency: Any, serial: Any, page_size: int, timeout: Any, host: Any) -> Any:
+        """The bound acsylla statement, or None while the session or the prepared statement is not ready yet."""
         prepared = self.prepared.get(plan.text)
         if prepared is None or isinstance(prepared, asyncio.Future):
-            prepared = await self._prepare(plan.text)
+            return None
         statement = prepared.bind(page_size=page_size)
         if params:
             statement.bind_list(list(params))
@@ -260,9 +261,21 @@ class _Twin:
             statement.set_timeout(timeout)
         if host is not None:
             statement.set_host(host.address, self.mirror.options["port"])
+        return statement
+
+    async def execute(self, plan: _Plan, *how: Any) -> "NativeRows":
+        """The first calls of a run: open the session and prepare the statement (once, for every caller), then execute."""
+        await self._prepare(plan.text)
+        statement = self.statement(plan, *how)
         try:
             result = await self.session.execute(statement)
-            rows = _rows(result, plan)
+        except _acsylla().errors.CassException as exc:
+            raise _as_driver_error(exc) from exc
+        return await self.rows(result, statement, plan)
+
+    async def rows(self, result: Any, statement: Any, plan: _Plan) -> "NativeRows":
+        rows = _rows(result, plan)
+        try:
             while result.has_more_pages():  # cassandra-driver would fetch these while the caller iterates
                 statement.set_page_state(result.page_state())
                 result = await self.session.execute(statement)
@@ -274,6 +287,26 @@ class _Twin:
     async def close(self) -> None:
         if self.session is not None:
             await self.session.close()
+
+
+def _drive(coroutine: Any, finished: Any) -> None:
+    """Run one acsylla call without an asyncio Task: send into its coroutine here, and again from the done
+    callback of each future it waits on (acsylla's futures belong to the session's loop, the hub's); then
+    `finished(result, None)` or `finished(None, error)`. A Task would do the same with two more trips through
+    the loop per call."""
+
+    def step(_future: Any = None) -> None:
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration as stop:
+            finished(stop.value, None)
+            return
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller, as a Task would)
+            finished(None, exc)
+            return
+        waiting.add_done_callback(step)
+
+    step()
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -375,26 +408,38 @@ def native_execute(fn: Any) -> Any:
     """The runner's asynchronous form of `session.execute` on acsylla: None (cassandra-driver's form is used)
     when acsylla is not in use, outside a greenlet hub, or for a session it cannot mirror; the starter itself
     hands any call it cannot send natively (not a prepared statement, tracing, a type it does not decode) to
-    cassandra-driver's form."""
+    cassandra-driver's form. Decided once per session and run (the hub keeps the starter)."""
     session = getattr(fn, "__self__", None)
-    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute" or not native_in_use():
+    if not isinstance(session, Session) or getattr(fn, "__name__", "") != "execute":
         return None
     hub = current_hub()
-    mirror = _mirror(session)
-    if hub is None or not mirror.ok:
+    if hub is None:
         return None
-    driver_form = async_execute(fn)
+    starters = hub.__dict__.setdefault("_cql_starters", {})
+    try:
+        return starters[id(session)]
+    except KeyError:
+        starter = starters[id(session)] = _native_starter(hub, session) if native_in_use() else None
+        return starter
+
+
+def _native_starter(hub: Any, session: Session) -> Any:
+    mirror = _mirror(session)
+    if not mirror.ok:
+        return None
+    driver_form = async_execute(session.execute)
     loop = hub.event_loop()
     path = native_path_name()
+    twins = _twins(hub)
 
     def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> str:
-        call = dict(zip(EXECUTE_ARGS, args), **kwargs)
-        prepared = call.get("query")
+        call = dict(zip(EXECUTE_ARGS, args), **kwargs) if kwargs or len(args) > 2 else None
+        prepared = args[0] if call is None else call.get("query")
         plan = _plan(prepared, session) if isinstance(prepared, PreparedStatement) else None
-        if plan is None or any(call.get(k) for k in _UNSUPPORTED) or call.get("execution_profile", EXEC_PROFILE_DEFAULT) is not EXEC_PROFILE_DEFAULT:
+        if plan is None or (call is not None and (any(call.get(k) for k in _UNSUPPORTED)
+                                                  or call.get("execution_profile", EXEC_PROFILE_DEFAULT) is not EXEC_PROFILE_DEFAULT)):
             driver_form(args, kwargs, on_result, on_error)
             return ASYNC_PATH
-        twins = _twins(hub)
         key = (id(session), plan.keyspace)
         twin = twins.get(key)
         if twin is None:
@@ -402,19 +447,33 @@ def native_execute(fn: Any) -> Any:
         level = prepared.consistency_level if prepared.consistency_level is not None else mirror.consistency
         serial = prepared.serial_consistency_level if prepared.serial_consistency_level is not None else mirror.serial_consistency
         fetch = prepared.fetch_size if prepared.fetch_size is not FETCH_SIZE_UNSET else mirror.fetch_size
-        timeout = call.get("timeout", _NOT_SET)
-        task = loop.create_task(twin.execute(plan, call.get("parameters"), _consistency(level), None if serial is None else _consistency(serial),
-                                             -1 if fetch is None else fetch, None if timeout is _NOT_SET or timeout is None else timeout,
-                                             call.get("host")))
+        if call is None:
+            params, timeout, host = (args[1] if len(args) > 1 else None), None, None
+        else:
+            params, timeout, host = call.get("parameters"), call.get("timeout", _NOT_SET), call.get("host")
+            timeout = None if timeout is _NOT_SET else timeout
+        how = (params, _consistency(level), None if serial is None else _consistency(serial), -1 if fetch is None else fetch, timeout, host)
+        statement = twin.statement(plan, *how)
+        if statement is None:  # the run's first calls: a task opens the session and prepares, once for all
+            task = loop.create_task(twin.execute(plan, *how))
 
-        def done(t: Any) -> None:
-            error = asyncio.CancelledError() if t.cancelled() else t.exception()
+            def done(t: Any) -> None:
+                error = asyncio.CancelledError() if t.cancelled() else t.exception()
+                on_error(error) if error is not None else on_result(t.result())
+
+            task.add_done_callback(done)
+            return path
+
+        def finished(result: Any, error: BaseException | None) -> None:
             if error is not None:
-                on_error(error)
+                on_error(_as_driver_error(error) if isinstance(error, _acsylla().errors.CassException) else error)
+            elif result.has_more_pages():
+                more = loop.create_task(twin.rows(result, statement, plan))
+                more.add_done_callback(lambda t: on_error(t.exception()) if t.exception() else on_result(t.result()))
             else:
-                on_result(t.result())
+                on_result(NativeRows(_rows(result, plan)))
 
-        task.add_done_callback(done)
+        _drive(twin.session.execute(statement), finished)
         return path
 
     return start

@@ -97,14 +97,22 @@ class Hub:
         self._closers.append(close)
 
     def _post(self, item: tuple) -> None:
-        """Hand a reply (or a wake-up) to the hub, from any thread."""
-        self._posted.put(item)
+        """Hand a reply (or a wake-up) to the hub, from any thread. A reply that arrives in a callback of the
+        hub's own event loop resumes its worker right there, as the loop's other callbacks go on: no queue, no
+        leaving the loop (the hub's loop greenlet is the one running that callback)."""
         wakeup = self._wakeup
-        if wakeup is not None:
-            if threading.get_ident() == self._thread:
+        if wakeup is None:
+            self._posted.put(item)
+        elif threading.get_ident() != self._thread:
+            self._posted.put(item)
+            self._aio.call_soon_threadsafe(_settle, wakeup)
+        elif greenlet.getcurrent() is self._loop:
+            self._resume(*item)
+            if self._alive <= 0:
                 _settle(wakeup)
-            else:
-                self._aio.call_soon_threadsafe(_settle, wakeup)
+        else:  # from a worker (a barrier waking the others): the hub resumes it after this worker parks
+            self._posted.put(item)
+            _settle(wakeup)
 
     # --- called from worker greenlets -------------------------------------------------------------
 
@@ -128,14 +136,20 @@ class Hub:
     def sleep(self, seconds: float) -> bool:
         """Park this worker for `seconds` (cut short by cancellation); False when the run was cancelled."""
         if seconds > 0 and not self._cancel.is_set():
-            heapq.heappush(self._timers, (time.monotonic() + seconds, next(self._order), greenlet.getcurrent()))
+            self._add_timer(seconds)
             self._park()
         return not self._cancel.is_set()
 
     def nap(self, seconds: float) -> None:
         """Park this worker for about `seconds` even when the run is cancelled (WorkerLock's wait)."""
-        heapq.heappush(self._timers, (time.monotonic() + seconds, next(self._order), greenlet.getcurrent()))
+        self._add_timer(seconds)
         self._park()
+
+    def _add_timer(self, seconds: float) -> None:
+        entry = (time.monotonic() + seconds, next(self._order), greenlet.getcurrent())
+        heapq.heappush(self._timers, entry)
+        if self._wakeup is not None and self._timers[0] is entry:  # earlier than the event loop's wait was told: end that wait
+            _settle(self._wakeup)
 
     def wake(self, worker: greenlet.greenlet) -> None:
         """Let a parked worker go on (e.g. from a barrier): it is resumed on the hub's next turn."""

@@ -403,3 +403,11 @@ def test_the_hubs_event_loop_runs_where_a_kernels_loop_is_already_running():
 def test_thread_workers_say_their_calls_are_blocking():
     r = run(KeyReads(FakeAsyncServer()), threads=2, operations=10, workers="threads")
     assert r.to_row()["client_path"] == "blocking calls (threads)"
+
+
+def test_a_paced_run_on_a_loop_driver_starts_each_transaction_on_time():
+    """Workers resumed inside the hub's event loop schedule their next start there: the loop's wait must end
+    for that timer (not at the next 0.1 s tick), or every paced start would be late."""
+    r = run(KeyReads(FakeLoopServer(delay=0.002)), threads=1, operations=60, target_rate=100, workers="greenlets")
+    assert r.count == 60 and r.intended is not None
+    assert r.intended.p50_us < 20_000  # on time: a few ms of service time; late by a tick: 50-100 ms
