@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/node_budgets.py period             # CFS period 10 vs 100 ms, same budget, PK mix, 1 and 4 nodes
     .venv/bin/python benchmarks/node_budgets.py index-table-wide   # Index Table login at 4 and 8 nodes up to 192 in flight, 2 vs 4 client processes
     .venv/bin/python benchmarks/node_budgets.py index-table --quick   # small sizes: checks the script, claims nothing
+    .venv/bin/python benchmarks/node_budgets.py --nodes 4,8        # only these cluster sizes, into results/node_budgets_nodes4-8*
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
 machine and more nodes add capacity, as in the source's experiments on separate machines. For each node
@@ -19,6 +20,7 @@ throughput relative to one node.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,7 +47,7 @@ COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", 
            "warmup_block", "complete", "processes", "operations", "throughput",
            "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "machine_cpu_cores", "server_cpu_cores", "kernel_interrupt_cores", "coordinator_cpu_cores",
-           "machine_cpu_other_cores", "limit"]
+           "machine_cpu_other_cores", "limit", "client_path"]
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,8 @@ def main() -> None:
     parser.add_argument("what", nargs="?", default="index-table", choices=sorted(CLASSROOM) + ["period", "index-table-wide"])
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"blocks per point (default {REPEATS}; 1 gives no interval)")
+    parser.add_argument("--nodes", type=lambda text: [int(n) for n in text.split(",")], default=None,
+                        help="only these cluster sizes (e.g. 4,8); results go to files of their own (<stem>_nodes4-8*)")
     args = parser.parse_args()
     if args.what == "period":
         cfs_period(args.quick, ".venv/bin/python benchmarks/node_budgets.py period" + (" --quick" if args.quick else ""))
@@ -308,8 +312,10 @@ def main() -> None:
         index_table_wide(args.quick, ".venv/bin/python benchmarks/node_budgets.py index-table-wide" + (" --quick" if args.quick else ""))
         return
     exp = (QUICK if args.quick else CLASSROOM)[args.what]
+    if args.nodes:
+        exp = dataclasses.replace(exp, nodes=args.nodes, stem=f"{exp.stem}_nodes{'-'.join(map(str, args.nodes))}")
     command = (".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
-               + (f" --repeats {args.repeats}" if args.repeats != REPEATS else ""))
+               + (f" --repeats {args.repeats}" if args.repeats != REPEATS else "") + (f" --nodes {','.join(map(str, args.nodes))}" if args.nodes else ""))
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:

@@ -52,6 +52,7 @@ from labkit.results.intervals import ratio_interval
 from labkit.runner import BaseWorkload, run
 
 ROWS = 10_000
+WARMUP = 1_000
 READ = "SELECT v FROM bench.kv WHERE k = ?"
 OLD, NEW, NATIVE = "driver v5, driver rows", "driver v4, cached rows", "acsylla, native core"
 PATHS = (OLD, NEW, NATIVE)
@@ -95,7 +96,8 @@ def runner_point(cluster, path: str, in_flight: int, operations: int) -> dict:
     os.environ[cql_calls.DRIVER_VARIABLE] = "acsylla" if path == NATIVE else "cassandra-driver"
     w = PkRead(cluster.addresses, path)
     try:
-        r = run(w, threads=in_flight, processes=1, operations=operations, verify=False, workers="greenlets", server_meter=cluster.cpu_meter())
+        r = run(w, threads=in_flight, processes=1, operations=operations, verify=False, workers="greenlets", server_meter=cluster.cpu_meter(),
+                warmup=WARMUP)  # unmeasured: acsylla's session opens and prepares during it (engines.cassandra_calls)
     finally:
         if w.session is not None:
             w.close_process()

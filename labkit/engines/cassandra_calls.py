@@ -8,13 +8,14 @@ Python; the same primary-key read costs the client several times less CPU on a n
 its statements on its cassandra-driver session, and when the runner's greenlet workers call
 `session.execute(prepared, params)` this module sends the same statement, the same parameters and the same
 consistency through an acsylla session that mirrors the cassandra-driver one (same nodes, same routing),
-made on the hub's event loop for the run and closed after it. Rows come back as cassandra-driver's rows
-do (named tuples, uuid.UUID, naive UTC datetimes, SortedSet). cassandra-driver keeps everything else:
-DDL, metadata, tracing, batches, unprepared statements, thread workers, the exercises.
+made on the hub's event loop for the run (it opens during the warm-up; see _Twin) and closed after it.
+Rows come back as cassandra-driver's rows do (named tuples, uuid.UUID, naive UTC datetimes, SortedSet).
+cassandra-driver keeps everything else: DDL, metadata, tracing, batches, unprepared statements, thread
+workers, the exercises, and the calls of a run without warm-up.
 
 Which driver a run uses is the client's setting LABKIT_CQL_DRIVER (`labkit run --driver`), read in every
 client process: `auto` (the default: acsylla where its wheel is installed), `acsylla`, or
-`cassandra-driver`. Every call counts its path (runner.tasks.Hub.calls); result rows record them.
+`cassandra-driver`. Every measured call counts its path (runner.tasks.Hub.calls); result rows record them.
 """
 
 from __future__ import annotations
@@ -223,33 +224,42 @@ def _mirror(session: Session) -> _Mirror:
 
 
 class _Twin:
-    """One acsylla session for one cassandra-driver session and keyspace, on one hub's event loop, for one run."""
+    """One acsylla session for one cassandra-driver session and keyspace, on one hub's event loop, for one run.
 
-    def __init__(self, mirror: _Mirror, keyspace: str | None):
-        self.mirror, self.keyspace = mirror, keyspace
+    It opens and prepares in the background, during the run's warm-up: until a statement is ready on it, that
+    statement's calls go through cassandra-driver (already connected in the workload's open_process), so no
+    call waits for a connection or a prepare the cassandra-driver path would not have waited for, and the
+    measured window never pays for opening one (a run without warm-up stays on cassandra-driver; its rows
+    say so in client_path)."""
+
+    _FAILED = object()  # a statement acsylla could not prepare (or a session it could not open): cassandra-driver keeps it
+
+    def __init__(self, mirror: _Mirror, keyspace: str | None, loop: asyncio.AbstractEventLoop):
+        self.mirror, self.keyspace, self.loop = mirror, keyspace, loop
         self.session: Any = None
-        self.prepared: dict[str, Any] = {}  # query text -> acsylla PreparedStatement (or the task preparing it)
+        self.prepared: dict[str, Any] = {}  # query text -> acsylla PreparedStatement, the task preparing it, or _FAILED
         self._opening: Any = None
+        self.problem = ""  # why acsylla could not take this session's calls, if it could not
 
-    async def _open(self) -> Any:
-        if self._opening is None:
-            self._opening = asyncio.ensure_future(_awaited(_acsylla().create_cluster(**self.mirror.options).create_session(keyspace=self.keyspace)))
-        self.session = await asyncio.shield(self._opening)
-        return self.session
+    def warm(self, text: str) -> None:
+        """Start opening the session and preparing `text` in the background, once."""
+        if text not in self.prepared:
+            self.prepared[text] = self.loop.create_task(self._prepare(text))
 
-    async def _prepare(self, text: str) -> Any:
-        found = self.prepared.get(text)
-        if found is None:
-            session = self.session or await self._open()
-            found = self.prepared[text] = asyncio.ensure_future(_awaited(session.create_prepared(text)))
-        if isinstance(found, asyncio.Future):
-            found = self.prepared[text] = await asyncio.shield(found)
-        return found
+    async def _prepare(self, text: str) -> None:
+        try:
+            if self._opening is None:
+                self._opening = asyncio.ensure_future(_awaited(_acsylla().create_cluster(**self.mirror.options).create_session(keyspace=self.keyspace)))
+            self.session = await asyncio.shield(self._opening)
+            self.prepared[text] = await self.session.create_prepared(text)
+        except Exception as exc:  # noqa: BLE001  (the call goes on through cassandra-driver, as it would without acsylla)
+            self.prepared[text] = self._FAILED
+            self.problem = f"{type(exc).__name__}: {exc}"
 
     def statement(self, plan: _Plan, params: Any, consistency: Any, serial: Any, page_size: int, timeout: Any, host: Any) -> Any:
         """The bound acsylla statement, or None while the session or the prepared statement is not ready yet."""
         prepared = self.prepared.get(plan.text)
-        if prepared is None or isinstance(prepared, asyncio.Future):
+        if prepared is None or prepared is self._FAILED or isinstance(prepared, asyncio.Future):
             return None
         statement = prepared.bind(page_size=page_size)
         if params:
@@ -263,16 +273,6 @@ class _Twin:
             statement.set_host(host.address, self.mirror.options["port"])
         return statement
 
-    async def execute(self, plan: _Plan, *how: Any) -> "NativeRows":
-        """The first calls of a run: open the session and prepare the statement (once, for every caller), then execute."""
-        await self._prepare(plan.text)
-        statement = self.statement(plan, *how)
-        try:
-            result = await self.session.execute(statement)
-        except _acsylla().errors.CassException as exc:
-            raise _as_driver_error(exc) from exc
-        return await self.rows(result, statement, plan)
-
     async def rows(self, result: Any, statement: Any, plan: _Plan) -> "NativeRows":
         rows = _rows(result, plan)
         try:
@@ -285,8 +285,12 @@ class _Twin:
         return NativeRows(rows)
 
     async def close(self) -> None:
-        if self.session is not None:
-            await self.session.close()
+        if self._opening is not None:
+            try:
+                session = await asyncio.shield(self._opening)
+            except Exception:  # noqa: BLE001  (never opened: nothing to close)
+                return
+            await session.close()
 
 
 def _drive(coroutine: Any, finished: Any) -> None:
@@ -443,7 +447,7 @@ def _native_starter(hub: Any, session: Session) -> Any:
         key = (id(session), plan.keyspace)
         twin = twins.get(key)
         if twin is None:
-            twin = twins[key] = _Twin(mirror, plan.keyspace)
+            twin = twins[key] = _Twin(mirror, plan.keyspace, loop)
         level = prepared.consistency_level if prepared.consistency_level is not None else mirror.consistency
         serial = prepared.serial_consistency_level if prepared.serial_consistency_level is not None else mirror.serial_consistency
         fetch = prepared.fetch_size if prepared.fetch_size is not FETCH_SIZE_UNSET else mirror.fetch_size
@@ -452,17 +456,13 @@ def _native_starter(hub: Any, session: Session) -> Any:
         else:
             params, timeout, host = call.get("parameters"), call.get("timeout", _NOT_SET), call.get("host")
             timeout = None if timeout is _NOT_SET else timeout
-        how = (params, _consistency(level), None if serial is None else _consistency(serial), -1 if fetch is None else fetch, timeout, host)
-        statement = twin.statement(plan, *how)
-        if statement is None:  # the run's first calls: a task opens the session and prepares, once for all
-            task = loop.create_task(twin.execute(plan, *how))
-
-            def done(t: Any) -> None:
-                error = asyncio.CancelledError() if t.cancelled() else t.exception()
-                on_error(error) if error is not None else on_result(t.result())
-
-            task.add_done_callback(done)
-            return path
+        statement = twin.statement(plan, params, _consistency(level), None if serial is None else _consistency(serial),
+                                   -1 if fetch is None else fetch, timeout, host)
+        if statement is None:  # not ready on acsylla yet (the run's first calls), or never: cassandra-driver sends it
+            if not hub.released:  # set-up only before the measured window: a run without warm-up stays on cassandra-driver
+                twin.warm(plan.text)
+            driver_form(args, kwargs, on_result, on_error)
+            return ASYNC_PATH
 
         def finished(result: Any, error: BaseException | None) -> None:
             if error is not None:

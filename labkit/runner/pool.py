@@ -74,7 +74,7 @@ class PoolOutcome:
     run_queue_ms: float | None = None  # mean wait of the probe thread for a free core
     timeline: Timeline = field(default_factory=Timeline)  # per-second counts and latency
     hub_held_s: float | None = None  # greenlets: time one worker kept the others waiting (runner.tasks.HELD_S)
-    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: calls started per client path (runner.tasks.Hub.calls)
+    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: measured calls per client path (runner.tasks.Hub.calls)
 
     def to_wire(self) -> dict[str, Any]:
         data = dict(self.__dict__)

@@ -66,7 +66,7 @@ class RunResult:
     verification: Verification | None
     client_gil_wait_ms: float | None = None  # mean wait of a probe thread for the interpreter lock
     workers: str = "threads"  # how a process keeps transactions in flight: threads or greenlets
-    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: database calls per client path, warm-up included
+    client_calls: dict[str, int] = field(default_factory=dict)  # greenlets: the measured window's database calls per client path
     intended: LatencyStats | None = None  # paced runs: latency from each transaction's scheduled start
     timeline: Timeline | None = None  # per-second counts and latency percentiles (runner.timeline)
     client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)

@@ -78,7 +78,8 @@ class Hub:
         self.held_s = 0.0  # time in turns of at least HELD_S, when one worker kept all the others waiting
         self._turn_began = 0.0
         self._alive = 0  # workers not finished yet (run's loop ends at 0)
-        self.calls: Counter[str] = Counter()  # calls started, per client path (ASYNC_PATH, HELPER_PATH, or a driver's own)
+        self.calls: Counter[str] = Counter()  # measured calls started, per client path (ASYNC_PATH, HELPER_PATH, or a driver's own)
+        self.released = False  # the measured window is open (set with restart_held_clock): no more client set-up from here
         self._aio: asyncio.AbstractEventLoop | None = None  # see event_loop()
         self._wakeup: asyncio.Future | None = None  # set while the hub waits inside its event loop
         self._thread = threading.get_ident()
@@ -123,14 +124,16 @@ class Hub:
         starter = async_form(fn)
         if starter is None:
             self.offloaded += 1
-            self.calls[HELPER_PATH] += 1
+            if self.released:
+                self.calls[HELPER_PATH] += 1
             if self._helpers is None:
                 self._helpers = ThreadPoolExecutor(self._helper_threads, thread_name_prefix="labkit-call")
             future = self._helpers.submit(fn, *args, **kwargs)
             future.add_done_callback(lambda f: post((me, None, f.exception())) if f.exception() else post((me, f.result(), None)))
         else:
             path = starter(args, kwargs, lambda value: post((me, value, None)), lambda error: post((me, None, error)))
-            self.calls[path or ASYNC_PATH] += 1
+            if self.released:
+                self.calls[path or ASYNC_PATH] += 1
         return self._park()
 
     def sleep(self, seconds: float) -> bool:
@@ -293,6 +296,7 @@ class Hub:
         """Count held turns from now on (the measured window opens inside a worker's turn)."""
         self._turn_began = time.perf_counter()
         self.held_s = 0.0
+        self.released = True
 
 
 @contextlib.contextmanager

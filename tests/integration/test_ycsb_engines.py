@@ -88,7 +88,7 @@ def test_both_client_paths_run_the_same_transactions_lose_nothing_and_say_which_
             monkeypatch.setattr(cassandra_calls, "_acsylla", lambda: None)
         w = ycsb(cluster, "baseline/f")  # reads, then read-modify-writes: both kinds of call
         try:
-            result = run(w, threads=6, operations=600, workers="greenlets", warmup=30, seed=7)
+            result = run(w, threads=6, operations=600, workers="greenlets", warmup=120, seed=7)  # acsylla opens during the warm-up
         finally:
             w.close_process()
         assert result.complete and result.stats.errors == 0 and result.verification.ok, (driver, result.verification)

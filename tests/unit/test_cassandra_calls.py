@@ -79,3 +79,15 @@ def test_acsylla_errors_come_back_as_the_driver_exceptions_retries_and_error_cou
     assert isinstance(gone, NoHostAvailable) and "CassErrorLibNoHostsAvailable" in str(gone)
     other = errors.CassErrorServerOverloaded("busy")
     assert calls._as_driver_error(other) is other
+
+
+def test_labkit_run_driver_is_checked_first_and_handed_to_every_client_process(monkeypatch):
+    from labkit.cli import _choose_cql_driver
+    from labkit.runner.pool import current_client_settings
+
+    monkeypatch.delenv(calls.DRIVER_VARIABLE, raising=False)
+    assert current_client_settings()[calls.DRIVER_VARIABLE] == ""  # unset: each process's default (auto)
+    with pytest.raises(ConfigError, match="not a Cassandra client driver"):
+        _choose_cql_driver("fast")
+    _choose_cql_driver("cassandra-driver")
+    assert current_client_settings()[calls.DRIVER_VARIABLE] == "cassandra-driver"  # what PoolSpec carries to spawned and Dask processes
