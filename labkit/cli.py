@@ -303,6 +303,9 @@ def run_pattern(
                                  node_cpu=node_cpu, clients=clients)
     except LabkitError as exc:
         _fail(exc)
+    except KeyboardInterrupt:  # Ctrl-C outside a run's measured window (a cluster start, set-up, load, verify): no partial row
+        typer.echo(f"interrupted: the rows measured before it are in {out}; the run being prepared or checked left none", err=True)
+        raise typer.Exit(130)
     if rows and not rows[-1].get("complete", True):  # Ctrl-C: the runner kept what it measured, the sweep stopped
         typer.echo(f"interrupted: {len(rows)} rows appended to {out}, the last one partial (complete=False)", err=True)
         raise typer.Exit(130)

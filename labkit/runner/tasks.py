@@ -9,7 +9,7 @@ worker, and a hub running in the pool's thread resumes it when the driver's call
 A call with no asynchronous form runs on a helper thread instead, so any driver keeps working (at the
 speed of threads). Sleeps (pacing, retry backoff) are hub timers, never blocking waits.
 
-A driver whose replies arrive on an asyncio event loop (a native-core driver, engines.cassandra_native) asks
+A driver whose replies arrive on an asyncio event loop (a native-core driver, engines.cassandra_calls) asks
 the hub for one (`Hub.event_loop()`): the hub then waits by running that loop in its own thread, so the
 driver's completions resume their workers with no thread hand-off.
 """
@@ -79,7 +79,7 @@ class Hub:
         self._turn_began = 0.0
         self._alive = 0  # workers not finished yet (run's loop ends at 0)
         self.calls: Counter[str] = Counter()  # measured calls started, per client path (ASYNC_PATH, HELPER_PATH, or a driver's own)
-        self.released = False  # the measured window is open (set with restart_held_clock): no more client set-up from here
+        self.released = False  # the measured window is open (set with restart_held_clock): calls from here on count in `calls`
         self._aio: asyncio.AbstractEventLoop | None = None  # see event_loop()
         self._wakeup: asyncio.Future | None = None  # set while the hub waits inside its event loop
         self._thread = threading.get_ident()

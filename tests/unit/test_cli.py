@@ -74,6 +74,30 @@ def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("driver", ["fast"])
+def test_a_driver_the_lab_does_not_know_is_refused_before_anything_starts(driver, tmp_path):
+    r = labkit("run", "fan-out", "--driver", driver, home=tmp_path)
+    assert r.returncode == 2 and "auto, acsylla, cassandra-driver" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_ctrl_c_between_runs_says_what_was_kept_and_exits_130(monkeypatch, tmp_path, capsys):
+    """A Ctrl-C outside a run's measured window (a cluster start, a load, a verify) never reaches the runner's
+    handler: the command still says where the measured rows are, and exits 130."""
+    import typer
+    from labkit import cli
+    from labkit.patterns import pattern_sweep
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pattern_sweep, "run_pattern_sweep", interrupted)
+    with pytest.raises(typer.Exit) as exit_:
+        cli.run_pattern(pattern="fan-out", phase="", engine="cassandra", nodes="1", threads="1", operations=10, processes="1", node_cpu=None,
+                        workers=None, driver=None, approaches="", size=[], workload="", target="", seconds=None, repeats=1, control=None,
+                        provider="auto", clients=None, out=tmp_path / "r.csv")
+    assert exit_.value.exit_code == 130 and "interrupted: the rows measured before it are in" in capsys.readouterr().err
+
+
 def test_status_and_down_with_nothing_running(tmp_path):
     r = labkit("status", "--json", home=tmp_path)
     assert r.returncode == 0 and json.loads(r.stdout)["clusters"] == []
