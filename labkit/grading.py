@@ -5,7 +5,9 @@
 cell is an autograded test cell that fails until the exercise's check passes. `exercises/` is generated from
 `solutions/` with nbgrader's own preprocessors (ClearSolutions, ClearOutput): `python -m labkit.grading
 generate`; `python -m labkit.grading check` says which exercise no longer matches its solution. `grade()`
-scores an executed notebook with nbgrader's rule (a graded cell that raised scores nothing).
+scores an executed notebook's autograded cells with nbgrader's rule (a graded cell that raised scores nothing;
+one whose result is a number scores that number: the check's partial credit); each exercise also has a
+manually graded answer ("why your design"), which `manual_points()` lists.
 """
 
 from __future__ import annotations
@@ -56,16 +58,24 @@ def stale(solutions: Path = ROOT / "solutions", exercises: Path = ROOT / "exerci
 
 
 def grade(nb: nbformat.NotebookNode) -> tuple[float, float]:
-    """(points scored, points possible) of an executed notebook, by nbgrader's rule for autograded cells."""
-    from nbgrader.utils import determine_grade, is_grade
+    """(points scored, points possible) of an executed notebook's autograded cells, by nbgrader's rule: a cell
+    that raised scores nothing, a cell whose result is a number scores that number (partial credit)."""
+    from nbgrader.utils import determine_grade, is_grade, is_solution
 
     scored = possible = 0.0
     for cell in nb.cells:
-        if is_grade(cell):
+        if is_grade(cell) and cell.cell_type == "code" and not is_solution(cell):
             points, most = determine_grade(cell)
             scored += points or 0.0
             possible += most
     return scored, possible
+
+
+def manual_points(nb: nbformat.NotebookNode) -> dict[str, float]:
+    """The manually graded answers (grade_id -> points): the instructor's to mark, with INSTRUCTORS.md's rubric."""
+    from nbgrader.utils import is_grade, is_solution
+
+    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"]) for c in nb.cells if is_grade(c) and is_solution(c)}
 
 
 def main(argv: list[str] | None = None) -> int:

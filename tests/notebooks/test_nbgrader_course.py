@@ -1,6 +1,7 @@
 """The instructor's nbgrader course flow, exactly as INSTRUCTORS.md lists it, with nbgrader's own command-line
-tools on one exercise: generate, release, two students fetch and submit (one solves it, one leaves it
-untouched), collect, autograde on real servers, export. The solved one scores full marks, the untouched one zero.
+tools on one exercise: generate, release, three students fetch and submit (one solves it, one writes a half-right
+design, one leaves it untouched), collect, autograde on real servers, export. The solved one scores full marks,
+the half-right one partial credit with its failed criteria named, the untouched one zero.
 And a lesson notebook released ungraded: the student runs it, submits, and `labkit predictions` reads the
 class's predictions from what nbgrader collected."""
 
@@ -34,10 +35,27 @@ def config(course: Path, exchange: Path) -> str:
             "c.ExecutePreprocessor.timeout = 600\nc.Execute.timeout = 600\n")
 
 
-def write_solution_into(notebook: Path) -> None:
-    """What a student who solved it hands in: the released notebook with the solution cell filled in."""
+HALF_RIGHT = '''class MyIndexTable(index_table.IndexTableExercise):
+    """Registers through the lookup table, but logs in by scanning the users with ALLOW FILTERING."""
+
+    def register(self, tx, n):
+        user_id, email, name, password_hash = index_table.user_row(n)
+        tx.call("insert_user", self.session.execute, self.statements.insert_user, (user_id, email, name, password_hash))
+        tx.call("insert_lookup", self.session.execute, self.statements.insert_lookup, (email, user_id))
+
+    def login(self, tx, n):
+        query = f"SELECT id, email, name, password_hash FROM {self.keyspace}.users_pattern WHERE email = %s ALLOW FILTERING"
+        return tx.call("scan_users", self.session.execute, query, (index_table.email_of(n),)).one()
+'''
+
+
+def write_solution_into(notebook: Path, code: str | None = None) -> None:
+    """What a student who solved it hands in: the released notebook with the solution cells filled in (`code`:
+    another student's own code instead of the solution's)."""
     solution = nbformat.read(REPO / "solutions" / EXERCISE, as_version=4)
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    if code is not None:
+        answers = {k: (code if k.endswith("-code") else v) for k, v in answers.items()}
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -59,26 +77,35 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
     assert not any("BEGIN SOLUTION" in c.source for c in released.cells)  # the answers stay with the instructor
     nbgrader("release_assignment", ASSIGNMENT, "--force", cwd=course)
 
-    for student in ("alice", "bob"):
+    for student in ("alice", "bob", "carol"):
         home = tmp_path / student
         home.mkdir()
         (home / "nbgrader_config.py").write_text(config(course, exchange).replace(f"c.CourseDirectory.root = {str(course)!r}\n", ""))
         nbgrader("fetch_assignment", ASSIGNMENT, "--course", "lab", cwd=home)
         if student == "alice":
             write_solution_into(home / "lab" / ASSIGNMENT / EXERCISE)  # fetched into <course>/<assignment>
+        if student == "carol":
+            write_solution_into(home / "lab" / ASSIGNMENT / EXERCISE, HALF_RIGHT)
         # on a hub each student is a user of their own and nbgrader takes the name from it; here one user submits for both
         nbgrader("submit", ASSIGNMENT, "--course", "lab", "--student", student, cwd=home)
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
-    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob"]
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
     nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
 
     grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader((tmp_path / "grades.csv").open()) if row["assignment"] == ASSIGNMENT}
-    assert grades == {"alice": 10.0, "bob": 0.0}, grades
-    graded = nbformat.read(course / "autograded" / "bob" / ASSIGNMENT / EXERCISE, as_version=4)
-    outputs = "".join(o.get("text", "") for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "not written yet" in outputs  # bob's check told him what is missing
+    # the "why" answer is the instructor's to mark (manual, 4 points): export counts the autograded points until then
+    assert grades["alice"] == 10.0 and grades["bob"] == 0.0 and 0 < grades["carol"] < 10, grades
+
+    def outputs(student: str) -> str:
+        graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / EXERCISE, as_version=4)
+        return "".join(o.get("text", "") for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
+
+    assert "not written yet" in outputs("bob")  # bob's check told him what is missing
+    carol = outputs("carol")  # carol's names the criterion she failed, and what she earned
+    assert "✗ a login is two key reads" in carol and "ALLOW FILTERING" in carol and f"score: {grades['carol']:g} of 10" in carol, carol
+    assert "✓ a registration writes the user row and its lookup row" in carol, carol
 
 
 LESSON = "02_index_table.ipynb"

@@ -29,15 +29,34 @@ def test_solutions_are_nbgrader_notebooks(name):
     from nbgrader.utils import is_grade, is_solution
 
     nb = nbformat.read(REPO / "solutions" / name, as_version=4)
-    solution_cells = [c for c in nb.cells if is_solution(c)]
-    graded = [c for c in nb.cells if is_grade(c)]
-    assert len(solution_cells) == 1 and "### BEGIN SOLUTION" in solution_cells[0].source
+    code = [c for c in nb.cells if is_solution(c) and c.cell_type == "code"]
+    why = [c for c in nb.cells if is_solution(c) and c.cell_type == "markdown"]
+    graded = [c for c in nb.cells if is_grade(c) and not is_solution(c)]
+    assert len(code) == 1 and "### BEGIN SOLUTION" in code[0].source and not is_grade(code[0])
     assert len(graded) == 1 and graded[0] is nb.cells[-1] and graded[0].metadata.nbgrader["points"] > 0
-    assert len({c.metadata.nbgrader["grade_id"] for c in solution_cells + graded}) == 2
+    assert graded[0].source.startswith("report.score(out_of=10)")  # its number is nbgrader's partial credit
+    assert len(why) == 1 and is_grade(why[0]) and grading.manual_points(nb) == {why[0].metadata.nbgrader["grade_id"]: 4.0}
+    assert "my check" in why[0].source.lower() or "my check's" in why[0].source.lower()  # the model answer quotes its own run's evidence
+    assert len({c.metadata.nbgrader["grade_id"] for c in code + why + graded}) == 3
     exercise = grading.student_version(nb)
-    stub = [c for c in exercise.cells if is_solution(c)][0].source
+    stub = [c for c in exercise.cells if is_solution(c) and c.cell_type == "code"][0].source
     assert "BEGIN SOLUTION" not in stub and grading.STUB in stub and "# TODO" in stub
+    assert [c.source for c in exercise.cells if is_solution(c) and c.cell_type == "markdown"] == ["YOUR ANSWER HERE"]
     assert " import exercise as " in nb.cells[2].source  # the exercise module, not the binding (the solution)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_todos_ask_for_the_decision_and_do_not_write_the_call(name):
+    """The TODO comments a student gets state what the code must achieve; they name no statement to execute and
+    no call to make (the decision is the exercise)."""
+    import re
+
+    stub = [c for c in grading.student_version(nbformat.read(REPO / "solutions" / name, as_version=4)).cells
+            if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"][0].source
+    todos = "\n".join(line for line in stub.splitlines() if line.strip().startswith("#"))
+    for dictated in (r"st\.\w+", r"find_one_and_update|\$inc|\$in\b", r"BatchStatement|LOGGED", r"PRIMARY KEY|\(\(van, day\)|partitioned by what",
+                     r"\.was_applied|uuid4", r"users_by_email|insert_lookup|by_email"):
+        assert not re.search(dictated, todos), f"{name}: a TODO dictates {re.search(dictated, todos).group(0)!r}:\n{todos}"
 
 
 @pytest.mark.parametrize("name", NAMES)

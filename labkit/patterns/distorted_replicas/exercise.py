@@ -37,7 +37,7 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, public
     (150 published, 50 withdrawn, every shape verified), then their access path: each is one logged batch
     holding every shape's write (separate requests leave shapes that disagree when one fails between them),
     and the author replica read back."""
-    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, run_step
     from ..exercise_paths import listing, own_methods, recording
 
     def own(report: CheckReport) -> bool:
@@ -80,4 +80,4 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, public
             w.close_process()
         return report.add("the author replica lists each author's publications", True, f"checked {len(range(0, len(now), max(1, len(now) // 25)))} authors")
 
-    return check_all(f"Distorted Replicas exercise ({workload_class.__name__})", [own, publish, one_batch, by_author])
+    return check_all(f"Distorted Replicas exercise ({workload_class.__name__})", [Graded(own, 0), Graded(publish, 2, [own]), Graded(one_batch, 2, [own]), Graded(by_author, 1, [publish])])

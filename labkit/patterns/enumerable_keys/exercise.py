@@ -35,7 +35,7 @@ def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: i
     commands the client sent: a comment is one counter increment and one insert, never a change to a list in
     the post; a page is a read of the counter and a bulk get of the keys it computes (plus the next keys when
     some were deleted), never a query of the comments by post."""
-    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, run_step
     from ..exercise_paths import MongoCommands, own_methods
 
     def own(report: CheckReport) -> bool:
@@ -101,7 +101,7 @@ def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: i
             workload.close_process()
         return report.add(step, True, "3 pages")
 
-    return check_all(f"Enumerable Keys exercise ({workload_class.__name__})", [own, write, add_path, page_path, paginate])
+    return check_all(f"Enumerable Keys exercise ({workload_class.__name__})", [Graded(own, 0), Graded(write, 1, [own]), Graded(add_path, 2, [own]), Graded(page_path, 2, [own]), Graded(paginate, 1, [own])])
 
 
 def _commands(done: list[dict[str, Any]]) -> str:

@@ -31,7 +31,7 @@ def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network 
     activity posted, 100 pages, whole feeds compared with the network's), and their access paths: a post
     writes the activity and one feed row per follower; a page is one read of the reader's feed partition,
     never the activities of the users followed (that is fan-out on read)."""
-    from ..exercise import CheckReport, a_transaction, check_all, not_written, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
     from ..exercise_paths import listing, own_methods, recording
 
     network = network or Network(users=30, follows=12, posts=5)
@@ -102,4 +102,4 @@ def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network 
             workload.close_process()
         return report.add(step, True, "3 pages, one feed query each")
 
-    return check_all(f"Fan-out on Write exercise ({workload_class.__name__})", [own, post, post_path, page_path, paginate])
+    return check_all(f"Fan-out on Write exercise ({workload_class.__name__})", [Graded(own, 0), Graded(post, 1, [own]), Graded(post_path, 2, [own]), Graded(page_path, 2, [own]), Graded(paginate, 1, [own])])

@@ -34,7 +34,7 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
     (`users` users registered, then each logged in, verify() on both), and their access paths: a
     registration writes the user row and its lookup row; a login is exactly two key reads, lookup by
     e-mail then user by id, and never a filtering scan."""
-    from ..exercise import CheckReport, a_transaction, check_all, not_written, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
     from ..exercise_paths import listing, own_methods, recording
 
     def own(report: CheckReport) -> bool:
@@ -86,4 +86,4 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
         report.add(step, True, "checked 20 logins one by one")
         return report.add("login returns the right user", True, "the same 20")
 
-    return check_all(f"Index Table exercise ({workload_class.__name__})", [own, register, register_path, login_path, login])
+    return check_all(f"Index Table exercise ({workload_class.__name__})", [Graded(own, 0), Graded(register, 1, [own]), Graded(register_path, 2, [own]), Graded(login_path, 2, [own]), Graded(login, 1, [own])])

@@ -41,7 +41,7 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
     from cassandra.query import SimpleStatement
 
     from ...faults import Toxiproxy
-    from ..exercise import CheckReport, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, run_step
     from ..exercise_paths import RecordingSession, listing, own_methods
 
     def own(report: CheckReport) -> bool:
@@ -117,4 +117,4 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
             workload.links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
         return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
 
-    return check_all(f"UUID Key exercise ({workload_class.__name__})", [own, counter, uuid_path, uuids])
+    return check_all(f"UUID Key exercise ({workload_class.__name__})", [Graded(own, 0), Graded(counter, 3, [own]), Graded(uuid_path, 1, [own]), Graded(uuids, 2, [own])])
