@@ -78,6 +78,20 @@ def manual_points(nb: nbformat.NotebookNode) -> dict[str, float]:
     return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"]) for c in nb.cells if is_grade(c) and is_solution(c)}
 
 
+def filled_in(released: nbformat.NotebookNode, solution: nbformat.NotebookNode, code: str | None = None) -> nbformat.NotebookNode:
+    """A released exercise with its answer cells filled in from the solution (`code`: other code for the code cell,
+    e.g. a half-right design), as a student would hand it in: for trying a grading set-up before a class does."""
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("solution")}
+    if code is not None:
+        answers = {k: (code if k.endswith("-code") else v) for k, v in answers.items()}
+    nb = copy.deepcopy(released)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    return nb
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labkit.grading", description=__doc__.split("\n")[0])
     parser.add_argument("action", choices=["generate", "check"], help="generate: write exercises/ from solutions/; check: list exercises that differ")

@@ -16,7 +16,7 @@ from labkit.clusters.local.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ["00_getting_started.ipynb", "01_uuid_key.ipynb", "02_index_table.ipynb", "03_enumerable_keys.ipynb", "04_fan_out_on_write.ipynb", "05_ycsb_workloads.ipynb", "07_distorted_replicas.ipynb", "08_your_design.ipynb"]
+NOTEBOOKS = ["00_getting_started.ipynb", "01_uuid_key.ipynb", "02_index_table.ipynb", "03_enumerable_keys.ipynb", "04_fan_out_on_write.ipynb", "05_ycsb_workloads.ipynb", "06_tactics.ipynb", "07_distorted_replicas.ipynb", "08_your_design.ipynb"]
 
 
 def execute(kind: str, name: str, out_dir: Path) -> nbformat.NotebookNode:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import nbformat
 
+from labkit import grading
+
 REPO = Path(__file__).resolve().parents[2]
 NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
 EXERCISE = "02_index_table.ipynb"  # one node, the shortest check
@@ -53,15 +55,7 @@ def write_solution_into(notebook: Path, code: str | None = None) -> None:
     """What a student who solved it hands in: the released notebook with the solution cells filled in (`code`:
     another student's own code instead of the solution's)."""
     solution = nbformat.read(REPO / "solutions" / EXERCISE, as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells if c.metadata.get("nbgrader", {}).get("solution")}
-    if code is not None:
-        answers = {k: (code if k.endswith("-code") else v) for k, v in answers.items()}
-    nb = nbformat.read(notebook, as_version=4)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
-    nbformat.write(nb, notebook)
+    nbformat.write(grading.filled_in(nbformat.read(notebook, as_version=4), solution, code), notebook)
 
 
 def test_generate_release_submit_collect_autograde_export(tmp_path):
