@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/autograde_class.py [--students 40] [--exercise 02_index_table.ipynb]
 
 Builds an nbgrader course from solutions/<exercise>, releases it, and hands in `students` submissions as
-`nbgrader collect` leaves them in `submitted/`: half solved, a quarter half right (a registration that writes
-only the user row: its path and the logins fail), a quarter untouched. Then times `nbgrader autograde --create`
+`nbgrader collect` leaves them in `submitted/`: half solved, a quarter half right (a lookup table kept, but a login that
+scans the users with ALLOW FILTERING), a quarter untouched. Then times `nbgrader autograde --create`
 over all of them (each submission runs its notebook: its own cluster start, check and stop, one at a time) and
 `nbgrader export`, and writes results/autograde_class.csv and .md: the total, the time per submission and the
 scores each kind got. Measured once and written down (INSTRUCTORS.md); not part of `make test`.
@@ -37,17 +37,20 @@ OUT = Path(__file__).resolve().parent / "results"
 NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
 ASSIGNMENT = "class-exercise"
 HALF_RIGHT_02 = '''class MyIndexTable(index_table.IndexTableExercise):
-    """Logs in through the lookup table, but registers the user row only."""
+    """Registers through a lookup table, but logs in by scanning the users with ALLOW FILTERING."""
+
+    def lookup_tables(self):
+        return [f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_by_email (email text PRIMARY KEY, user_id uuid)"]
 
     def register(self, tx, n):
         user_id, email, name, password_hash = index_table.user_row(n)
         tx.call("insert_user", self.session.execute, self.statements.insert_user, (user_id, email, name, password_hash))
+        lookup = self.prepare(f"INSERT INTO {self.keyspace}.users_by_email (email, user_id) VALUES (?, ?)")
+        tx.call("insert_lookup", self.session.execute, lookup, (email, user_id))
 
     def login(self, tx, n):
-        pointer = tx.call("read_lookup", self.session.execute, self.statements.by_email, (index_table.email_of(n),)).one()
-        if pointer is None:
-            raise LookupError("no lookup row")
-        return tx.call("read_user", self.session.execute, self.statements.by_id, (pointer.user_id,)).one()
+        query = f"SELECT id, email, name, password_hash FROM {self.keyspace}.users_pattern WHERE email = %s ALLOW FILTERING"
+        return tx.call("scan_users", self.session.execute, query, (index_table.email_of(n),)).one()
 '''
 
 

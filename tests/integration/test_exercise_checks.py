@@ -49,16 +49,53 @@ class IndexTableFromTheLibrary(IndexTable):
 
 
 class IndexTableScanning(index_table.IndexTableExercise):
-    """Right answers, wrong path: the login scans the users with ALLOW FILTERING."""
+    """Right answers, wrong path: a lookup table is kept, but the login scans the users with ALLOW FILTERING."""
+
+    def lookup_tables(self):
+        return [f"CREATE TABLE IF NOT EXISTS {self.keyspace}.users_by_email (email text PRIMARY KEY, user_id uuid)"]
 
     def register(self, tx, n):
         user_id, email, name, password_hash = index_table.user_row(n)
         tx.call("insert_user", self.session.execute, self.statements.insert_user, (user_id, email, name, password_hash))
-        tx.call("insert_lookup", self.session.execute, self.statements.insert_lookup, (email, user_id))
+        tx.call("insert_lookup", self.session.execute, self.prepare(f"INSERT INTO {self.keyspace}.users_by_email (email, user_id) VALUES (?, ?)"), (email, user_id))
 
     def login(self, tx, n):
-        query = "SELECT id, email, name, password_hash FROM index_table.users_pattern WHERE email = %s ALLOW FILTERING"
+        query = f"SELECT id, email, name, password_hash FROM {self.keyspace}.users_pattern WHERE email = %s ALLOW FILTERING"
         return tx.call("scan", self.session.execute, query, (index_table.email_of(n),)).one()
+
+
+class IndexTableThroughAnIndex(index_table.IndexTableExercise):
+    """No table of its own: a secondary index on the users' e-mail, asked on every node."""
+
+    def lookup_tables(self):
+        return [f"CREATE INDEX IF NOT EXISTS users_email ON {self.keyspace}.users_pattern (email)"]
+
+    def register(self, tx, n):
+        tx.call("insert_user", self.session.execute, self.statements.insert_user, index_table.user_row(n))
+
+    def login(self, tx, n):
+        query = self.prepare(f"SELECT id, email, name, password_hash FROM {self.keyspace}.users_pattern WHERE email = ?")
+        return tx.call("by_index", self.session.execute, query, (index_table.email_of(n),)).one()
+
+
+class IndexTableCopy(index_table.IndexTableExercise):
+    """Another right design: the whole user copied into a table keyed by e-mail, so a login is one key read."""
+
+    def lookup_tables(self):
+        return [f"CREATE TABLE IF NOT EXISTS {self.keyspace}.user_by_email (email text PRIMARY KEY, id uuid, name text, password_hash text)"]
+
+    def register(self, tx, n):
+        user_id, email, name, password_hash = index_table.user_row(n)
+        tx.call("insert_user", self.session.execute, self.statements.insert_user, (user_id, email, name, password_hash))
+        copy = self.prepare(f"INSERT INTO {self.keyspace}.user_by_email (email, id, name, password_hash) VALUES (?, ?, ?, ?)")
+        tx.call("insert_copy", self.session.execute, copy, (email, user_id, name, password_hash))
+
+    def login(self, tx, n):
+        query = self.prepare(f"SELECT id, email, name, password_hash FROM {self.keyspace}.user_by_email WHERE email = ?")
+        user = tx.call("read_copy", self.session.execute, query, (index_table.email_of(n),)).one()
+        if user is None:
+            raise LookupError("no such user")
+        return user
 
 
 def test_index_table_needs_the_students_own_methods(one_node):
@@ -66,8 +103,22 @@ def test_index_table_needs_the_students_own_methods(one_node):
     failed_at(index_table.check_exercise(IndexTableFromTheLibrary, one_node, users=20), "your methods", "labkit.patterns.index_table.cassandra.IndexTable")
 
 
-def test_index_table_refuses_a_filtering_login(one_node):
-    failed_at(index_table.check_exercise(IndexTableScanning, one_node, users=20), "two key reads", "ALLOW FILTERING")
+def test_index_table_refuses_a_filtering_login_and_keeps_the_registrations_points(one_node):
+    report = index_table.check_exercise(IndexTableScanning, one_node, users=20)
+    failed_at(report, "at most two partitions", "ALLOW FILTERING")
+    assert 0 < report.score() < 10 and "✓ a registration writes the user row and one row into each of your tables" in str(report), report
+
+
+def test_index_table_refuses_a_login_through_a_secondary_index(one_node):
+    report = index_table.check_exercise(IndexTableThroughAnIndex, one_node, users=20)
+    failed_at(report, "a registration writes", "no table")
+    failed = {step: detail for step, ok, detail in report.steps if not ok}
+    assert "partition key" in failed["a login reads at most two partitions, each by its table's partition key"], report
+
+
+def test_index_table_accepts_another_design_that_reads_by_key(one_node):
+    report = index_table.check_exercise(IndexTableCopy, one_node, users=20)
+    assert report.passed and report.score() == 10, report
 
 
 # ---- Fan-out on Write ----------------------------------------------------------------------------
