@@ -20,6 +20,9 @@ from .errors import ConfigError
 from .predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, collected
 
 VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
+CLASSROOM_ANSWERS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "classroom_answers.csv"
+"""What the committed classroom-profile run of every notebook measured, per question (benchmarks/classroom_profile.py):
+the reference the class's answers are shown beside, next to their own runs."""
 
 
 def lessons() -> dict[str, Any]:
@@ -106,25 +109,45 @@ def _said(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def summary(rows: Any) -> Any:
-    """Per question: how the class's predictions split, what the runs measured, and the verdicts' counts."""
+def classroom_reference(path: Path = CLASSROOM_ANSWERS) -> dict[tuple[str, str], dict[str, str]]:
+    """(notebook, question) -> what the committed classroom run measured: `answer` (on the class view's axis),
+    `measured` (the card's own words) and `source` (profile, machine, date); empty when the file is missing."""
     import pandas as pd
 
+    if not Path(path).exists():
+        return {}
+    table = pd.read_csv(path, dtype=str).fillna("")
+    return {(r["notebook"], r["question"]): {"answer": r["measured_answer"], "measured": r["measured"],
+                                              "source": f"classroom profile, {r['machine']}, {r['date']}"} for r in table.to_dict("records")}
+
+
+def summary(rows: Any, reference: dict[tuple[str, str], dict[str, str]] | None = None) -> Any:
+    """Per question: how the class's predictions split, what the runs measured, the verdicts' counts, and what the
+    committed classroom run measured (`reference`: classroom_reference() by default)."""
+    import pandas as pd
+
+    reference = classroom_reference() if reference is None else reference
     out = []
     for (notebook, key), group in rows.groupby(["notebook", "question"], sort=False):
         predicted = Counter(group.predicted_answer)
         measured = Counter(group.measured_answer)
         verdicts = Counter(group.verdict)
+        committed = reference.get((notebook, key), {})
         out.append({"notebook": notebook, "question": key, "text": group.text.iloc[0], "students": len(group),
                     "predicted": ", ".join(f"{v} ×{n}" for v, n in predicted.most_common()),
                     "measured": ", ".join(f"{v} ×{n}" for v, n in measured.most_common()),
-                    **{verdict: verdicts.get(verdict, 0) for verdict in VERDICTS}})
+                    **{verdict: verdicts.get(verdict, 0) for verdict in VERDICTS},
+                    "classroom_run": committed.get("answer", NOT_IN_REFERENCE), "classroom_run_measured": committed.get("measured", "")})
     return pd.DataFrame(out)
 
 
-def figure(rows: Any, notebook: str, question: str) -> Any:
+NOT_IN_REFERENCE = "not in the committed classroom run"
+
+
+def figure(rows: Any, notebook: str, question: str, reference: dict[tuple[str, str], dict[str, str]] | None = None) -> Any:
     """The class's predictions for one question as bars (one per answer given), beside the answers the
-    students' own runs measured (a second bar group), so the room sees how it split and where the runs landed."""
+    students' own runs measured (a second bar group), so the room sees how it split and where the runs landed;
+    the committed classroom run's answer is marked on the same axis."""
     import plotly.graph_objects as go
 
     group = rows[(rows.notebook == notebook) & (rows.question == question)]
@@ -134,14 +157,20 @@ def figure(rows: Any, notebook: str, question: str) -> Any:
     measured = Counter(group.measured_answer)
     asked = question_of(lessons(), notebook, question)
     order = list(asked.options) if asked is not None and asked.kind == "choice" else []
-    answers = order + sorted((set(predicted) | set(measured)) - set(order), key=_numeric_first)
+    committed = (classroom_reference() if reference is None else reference).get((notebook, question))
+    extra = {committed["answer"]} if committed and committed["answer"] else set()
+    answers = order + sorted((set(predicted) | set(measured) | extra) - set(order), key=_numeric_first)
     fig = go.Figure([
         go.Bar(name="predicted", x=answers, y=[predicted.get(a, 0) for a in answers]),
         go.Bar(name="the students' runs measured", x=answers, y=[measured.get(a, 0) for a in answers]),
     ])
+    if extra:
+        fig.add_trace(go.Scatter(name=f"the committed classroom run ({committed['source']})", x=[committed["answer"]], y=[0], mode="markers",
+                                 marker=dict(symbol="star", size=18, color="black"), hovertext=[committed["measured"]]))
     verdicts = Counter(group.verdict)
     fig.update_layout(barmode="group", title=f"{group.text.iloc[0]}<br><sup>{notebook} · {len(group)} students · "
-                                             + " · ".join(f"{v} {verdicts[v]}" for v in VERDICTS if verdicts.get(v)) + "</sup>",
+                                             + " · ".join(f"{v} {verdicts[v]}" for v in VERDICTS if verdicts.get(v))
+                                             + (f" · classroom run: {committed['answer']}" if extra else "") + "</sup>",
                       xaxis_title="answer", yaxis_title="students", xaxis_type="category", margin=dict(t=110))
     return fig
 

@@ -451,7 +451,7 @@ def class_predictions_command(
     table = summary(rows)
     for r in table.to_dict("records"):
         typer.echo(f"{r['notebook']} · {r['question']}: {r['text']}\n  {r['students']} students; predicted {r['predicted']}\n"
-                   f"  their runs measured {r['measured']}\n  " + ", ".join(f"{v} {r[v]}" for v in VERDICTS))
+                   f"  their runs measured {r['measured']}\n  the committed classroom run: {r['classroom_run']}\n  " + ", ".join(f"{v} {r[v]}" for v in VERDICTS))
     if out is not None:
         table.to_csv(out, index=False)
         typer.echo(f"{len(table)} questions written to {out}")

@@ -69,6 +69,27 @@ def test_the_class_view_counts_each_students_last_card_per_question(tmp_path):
     assert "40 students" in fig.layout.title.text
 
 
+def test_the_committed_classroom_run_stands_beside_each_question(tmp_path):
+    """The reference file (benchmarks/classroom_profile.py writes it) gives each question what the classroom-profile
+    run measured, on the same axis as the students' answers; a question it lacks says so."""
+    import pandas as pd
+
+    from labkit.class_view import NOT_IN_REFERENCE, classroom_reference
+
+    make_class(tmp_path)
+    committed = tmp_path / "classroom_answers.csv"
+    pd.DataFrame([{"machine": "vm · 2 cores", "date": "2026-11-27", "notebook": "02_index_table", "question": "index_nodes", "measured": "3",
+                   "measured_answer": "3"}]).to_csv(committed, index=False)
+    reference = classroom_reference(committed)
+    table = summary(class_rows([tmp_path / "submitted"]), reference).set_index("question")
+    assert table.loc["index_nodes"].classroom_run == "3" and table.loc["login_winner"].classroom_run == NOT_IN_REFERENCE
+    fig = figure(class_rows([tmp_path / "submitted"]), "02_index_table", "index_nodes", reference)
+    star = [t for t in fig.data if t.name.startswith("the committed classroom run")]
+    assert len(star) == 1 and list(star[0].x) == ["3"] and "classroom profile, vm · 2 cores, 2026-11-27" in star[0].name
+    assert "classroom run: 3" in fig.layout.title.text
+    assert classroom_reference(tmp_path / "missing.csv") == {}
+
+
 def test_autograded_folders_and_plain_folders_name_the_student(tmp_path):
     make_class(tmp_path, layout="autograded")
     rows = class_rows([tmp_path / "autograded"])

@@ -1,0 +1,88 @@
+"""How long each notebook takes at the classroom profile on this machine, and what its live runs measured for
+each question: the committed reference the class view sets beside a class's predictions.
+
+    .venv/bin/python benchmarks/classroom_profile.py [names ...]
+    .venv/bin/python benchmarks/classroom_profile.py --from-build DIR --log FILE [names ...]
+
+The first form executes the notebooks (all nine: hours) with `labkit.batch` at `--profile classroom` into
+build-classroom/; the second reads a run made with `python -m labkit.batch --profile classroom --out DIR`
+(its printed log gives each notebook's time). Writes results/classroom_profile.csv/.md (notebook, ok, seconds)
+and results/classroom_answers.csv (notebook, question, what the run measured, on the class view's axis), both
+labelled with the machine and the date. Predictions are absent in a batch run; the measured answers are the point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pattern_sweeps import machine  # noqa: E402
+from report import write  # noqa: E402
+
+from labkit.batch import execute  # noqa: E402
+from labkit.class_view import CLASSROOM_ANSWERS, class_rows  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = Path(__file__).resolve().parent / "results"
+
+
+def times_from_log(log: Path) -> dict[str, tuple[bool, float]]:
+    """notebook stem -> (ok, seconds), from labkit.batch's printed lines."""
+    found, current = {}, None
+    for line in log.read_text().splitlines():
+        started = re.match(r"running (\S+)\.ipynb \(profile classroom\)", line)
+        if started:
+            current = started.group(1)
+        done = re.match(r"\s+(ok|FAILED) in (\d+) s", line)
+        if done and current:
+            found[current] = (done.group(1) == "ok", float(done.group(2)))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--from-build", type=Path, help="an existing classroom batch run's output folder")
+    parser.add_argument("--log", type=Path, help="that run's printed log")
+    parser.add_argument("names", nargs="*", help="only these notebooks (stems)")
+    args = parser.parse_args()
+    if args.from_build:
+        if not args.log:
+            raise SystemExit("--from-build needs --log: the batch run's printed lines give each notebook's time")
+        build, times = args.from_build, times_from_log(args.log)
+    else:
+        build, times = REPO / "build-classroom", {}
+        build.mkdir(exist_ok=True)
+        for nb in sorted((REPO / "notebooks").glob("[0-9]*.ipynb")):
+            if not args.names or nb.stem in args.names:
+                print(f"running {nb.name} (profile classroom) ...", flush=True)
+                run = execute(nb, build, "classroom", 3600)
+                times[nb.stem] = (run.ok, run.seconds)
+    if args.names:
+        times = {k: v for k, v in times.items() if k in args.names}
+    if not times:
+        raise SystemExit("no notebook finished in that run")
+    when, where = date.today().isoformat(), machine()
+    profile = pd.DataFrame([{"notebook": k, "ok": ok, "seconds": round(s), "minutes": round(s / 60, 1)} for k, (ok, s) in sorted(times.items())])
+    write(profile, OUT, "classroom_profile", "Each notebook at profile classroom (papermill, one after another)", where,
+          ".venv/bin/python benchmarks/classroom_profile.py")
+    rows = class_rows([build / f"{k}.ipynb" for k, (ok, _s) in times.items() if ok and (build / f"{k}.ipynb").exists()])
+    answers = rows[["notebook", "question", "measured", "measured_answer"]].copy()
+    answers.insert(0, "date", when)
+    answers.insert(0, "machine", where)
+    merged = answers
+    if CLASSROOM_ANSWERS.exists():  # notebooks not run this time keep their committed answers
+        kept = pd.read_csv(CLASSROOM_ANSWERS, dtype=str)
+        merged = pd.concat([kept[~kept.notebook.isin(answers.notebook)], answers], ignore_index=True)
+    merged.sort_values(["notebook"], kind="stable").to_csv(CLASSROOM_ANSWERS, index=False)
+    print(profile.to_string(index=False))
+    print(f"{len(answers)} answers from {answers.notebook.nunique()} notebooks written to {CLASSROOM_ANSWERS}")
+
+
+if __name__ == "__main__":
+    main()
