@@ -20,7 +20,7 @@ from labkit.patterns.uuid_key.cassandra import UuidKey
 
 CASES = [
     (index_table_exercise, index_table_exercise.IndexTableExercise, IndexTable, ("register", "login", "lookup_tables")),
-    (fan_out_exercise, fan_out_exercise.FanOutExercise, FanOut, ("post", "read_page_pattern")),
+    (fan_out_exercise, fan_out_exercise.FanOutExercise, FanOut, ("post", "read_page_pattern", "feed_tables")),
     (uuid_key_exercise, uuid_key_exercise.UuidKeyExercise, UuidKey, ("next_key", "new_key")),
     (enumerable_exercise, enumerable_exercise.MongoCommentsExercise, MongoComments, ("add", "read_page")),
     (distorted_exercise, distorted_exercise.DistortedReplicasExercise, DistortedReplicas, ("publish", "withdraw")),

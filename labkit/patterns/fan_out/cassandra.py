@@ -113,16 +113,24 @@ class FanOut(CassandraWorkload):
 
     # ---- phases ----------------------------------------------------------------------------------
 
+    def schema_statements(self) -> list[str]:
+        """The CQL of this workload's tables (the exercise's workload puts the student's feed tables in)."""
+        return schema(self.keyspace)
+
+    def feed_table_names(self) -> list[str]:
+        """The tables that hold feeds (emptied with the activities when the post phase starts)."""
+        return ["feed"]
+
     def setup(self) -> None:
         """Schema and the follower graph (loaded once per network); the post phase starts with no activities."""
         s = self.session
         cql.create_keyspace(s, self.keyspace, self.replication)
-        for statement in schema(self.keyspace):
+        for statement in self.schema_statements():
             cql.execute_ddl(s, statement)
         net = repr(self.network)
         marker = s.execute(f"SELECT network FROM {self.keyspace}.loaded WHERE what = 'graph'").one()
         if marker is None or marker.network != net:
-            for table in ("follows", "followers", "activity", "feed", "loaded"):
+            for table in ("follows", "followers", "activity", *self.feed_table_names(), "loaded"):
                 s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
             follows = s.prepare(f"INSERT INTO {self.keyspace}.follows (user_id, followed) VALUES (?, ?)")
             followers = s.prepare(f"INSERT INTO {self.keyspace}.followers (user_id, follower) VALUES (?, ?)")
@@ -132,7 +140,7 @@ class FanOut(CassandraWorkload):
             s.execute(f"INSERT INTO {self.keyspace}.loaded (what, network) VALUES ('graph', %s)", (net,))
         if self.phase == "post":
             s.execute(f"DELETE FROM {self.keyspace}.loaded WHERE what = 'activities'")
-            for table in ("activity", "feed"):
+            for table in ("activity", *self.feed_table_names()):
                 s.execute(f"TRUNCATE {self.keyspace}.{table}", timeout=120)
 
     def load(self) -> None:

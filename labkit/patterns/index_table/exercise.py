@@ -6,12 +6,12 @@ nothing that passes.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
+from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, partition_keys
 from .cassandra import IndexTable as _Binding
 from .cassandra import IndexTable, schema, tables
 from .core import email_of, id_of, judge, user_row
@@ -24,14 +24,10 @@ __all__ = ["IndexTableExercise", "check_exercise", "email_of", "id_of", "user_ro
 USERS = tables("pattern")[0]  # users_pattern: the given table, keyed by id
 
 
-class IndexTableExercise(_Binding):
+class IndexTableExercise(StudentTables, _Binding):
     """The users table `users_pattern (id uuid PRIMARY KEY, email, name, password_hash)` with its statements
     (`self.statements.insert_user`, `.by_id`), the session, `self.prepare(cql)` for statements of your own,
     and verify(): the tables a login by e-mail reads (`lookup_tables()`), register() and login() are yours."""
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._own_statements: dict[str, Any] = {}
 
     def lookup_tables(self) -> list[str]:
         raise NotImplementedError("lookup_tables() is not written yet")
@@ -48,18 +44,8 @@ class IndexTableExercise(_Binding):
         texts = super().statement_texts()
         return {**texts, "insert_lookup": None, "by_email": None}  # the lookup is the student's own
 
-    def prepare(self, text: str) -> Any:
-        """A prepared statement of your own (prepared once per text), at the workload's consistency level."""
-        if text not in self._own_statements:
-            statement = self.session.prepare(text)
-            statement.consistency_level = self.consistency
-            self._own_statements[text] = statement
-        return self._own_statements[text]
-
-    def own_tables(self) -> list[str]:
-        """The tables lookup_tables() creates, by name (lower case, keyspace left off)."""
-        return [m.group(1).split(".")[-1].replace('"', "").lower()
-                for m in (re.search(r"create\s+table\s+(?:if\s+not\s+exists\s+)?([\w.\"]+)", ddl, re.I) for ddl in self.lookup_tables()) if m]
+    def student_ddl(self) -> list[str]:
+        return self.lookup_tables()
 
     def setup(self) -> None:
         """The keyspace, the users table and your tables; the register phase starts from empty tables."""
@@ -144,8 +130,8 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
         try:
             workload.setup()
             workload.load()  # the users, registered by the student's register() (the run after this step finds them loaded)
-            keys = partition_keys(workload)
-            indexed = indexed_tables(workload)
+            keys = partition_keys(workload.session, workload.keyspace)
+            indexed = indexed_tables(workload.session, workload.keyspace)
             recorder = recording(workload)
             for n in range(0, users, max(1, users // 20)):
                 found = workload.login(a_transaction(), n)
@@ -153,7 +139,7 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
                 if any(s.filtering for s in done):
                     return report.add(step, False, f"login({n}) ran {listing(done)}: ALLOW FILTERING reads every partition on every node. "
                                                    "Read a table whose partition key is what the login knows")
-                off_key = [s for s in done if s.verb != "SELECT" or s.table not in keys or not set(keys[s.table]) <= set(s.where)]
+                off_key = [s for s in done if not by_partition_key(s, keys)]
                 if off_key:
                     return report.add(step, False, f"login({n}) ran {listing(done)}: {off_key[0]} does not name the whole partition key of "
                                                    f"its table ({', '.join(keys.get(off_key[0].table, ['?']))}), so the coordinator cannot go to one partition")
@@ -174,19 +160,3 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
     return check_all(f"Index Table exercise ({workload_class.__name__})", [
         Graded(own, 0), Graded(register, 1, [own]), Graded(register_path, 2, [own]), Graded(login_path, 2, [register]), Graded(login, 1, [register]),
     ])
-
-
-def partition_keys(workload: IndexTableExercise) -> dict[str, list[str]]:
-    """Each table of the workload's keyspace -> its partition key columns, as the servers hold them."""
-    rows = workload.session.execute("SELECT table_name, column_name, kind, position FROM system_schema.columns WHERE keyspace_name = %s",
-                                    (workload.keyspace,))
-    keys: dict[str, list[tuple[int, str]]] = {}
-    for r in rows:
-        if r.kind == "partition_key":
-            keys.setdefault(r.table_name, []).append((r.position, r.column_name))
-    return {t: [c for _, c in sorted(cols)] for t, cols in keys.items()}
-
-
-def indexed_tables(workload: IndexTableExercise) -> set[str]:
-    rows = workload.session.execute("SELECT table_name FROM system_schema.indexes WHERE keyspace_name = %s", (workload.keyspace,))
-    return {r.table_name for r in rows}
