@@ -26,12 +26,19 @@ TACTICS = {
     "consistency-quorum": "read at QUORUM instead of ONE",
 }
 NODE_CPU = 0.5
-BLOCKS = 3
+BLOCKS = 4
 THREADS = 4
 OPERATIONS = 60
 WORK_CUT = 0.5
-"""The tactic removes the cause when the node's CPU per query, with it over without it, is below this (the
-whole 95% interval): the query no longer reads every record."""
+"""The tactic removes the cause when the node's CPU per query, with it over without it, is at most this (the
+estimate) and its 95% interval lies below 1 (a fall that noise cannot explain): the query no longer reads every
+record. Three or four blocks give wide intervals on a shared 2-core machine (SAI: 0.25x, 0.11-0.62 in one run),
+so the interval is asked to exclude no change, and the size of the fall is read from the estimate."""
+
+
+def removes_the_cause(work: Any) -> bool:
+    """The node's CPU per query with the tactic over without (a RatioInterval) fell by at least half, beyond noise."""
+    return work is not None and work.has_interval and work.estimate <= WORK_CUT and work.high < 1.0
 
 
 def read_choice(my_choice: Callable[[], Any]) -> tuple[str, float]:
@@ -50,7 +57,7 @@ def read_choice(my_choice: Callable[[], Any]) -> tuple[str, float]:
 def check_exercise(my_choice: Callable[[], Any], slot: Any, blocks: int = BLOCKS, operations: int = OPERATIONS) -> "CheckReport":
     """The exercise's check: the query-by-tag workload (YCSB phase index-query) on one node of NODE_CPU core, run
     `blocks` times without the tactic and with it, interleaved (each block: one run of each); then the node's CPU
-    per query with over without (its interval below WORK_CUT: the cause is gone), the throughput gain's 95%
+    per query with over without (at most WORK_CUT, its interval below 1: the cause is gone), the throughput gain's 95%
     interval above 1, and every run verified. An index tactic is the index approach's own table (loaded alike);
     the CPU tactic is the same table at twice the budget; QUORUM on one node asks the same single replica."""
     import pandas as pd
@@ -106,7 +113,7 @@ def check_exercise(my_choice: Callable[[], Any], slot: Any, blocks: int = BLOCKS
         shown = (f"the node's CPU per query: {cpu['without']:.1f} ms without, {cpu['with']:.1f} ms with "
                  f"({work.text() if work else 'not measured'}, {blocks} interleaved blocks)")
         step = "the tactic removes the cause: the node's work per query falls"
-        if work is None or not work.has_interval or work.high >= WORK_CUT:
+        if not removes_the_cause(work):
             return report.add(step, False, f"{shown}: the node still does the same kind of work for each query (it reads every record "
                                            "to find one tag's), so whatever the tactic changed, the cause is still there")
         return report.add(step, True, shown)

@@ -66,3 +66,13 @@ def test_an_unwritten_answer_says_not_written_yet(check):
 
     report = check(stub, Untouchable())
     assert report.steps[0][2] == "not written yet: see the TODO comments above" and report.score() == 0
+
+
+def test_a_tactic_removes_the_cause_when_the_work_per_query_halves_beyond_noise():
+    from labkit.results.intervals import RatioInterval
+
+    assert tactic.removes_the_cause(RatioInterval(0.25, 0.11, 0.62, 3, "t"))  # SAI in a noisy CI run: a wide interval, still below 1
+    assert not tactic.removes_the_cause(RatioInterval(0.95, 0.72, 1.2, 3, "t"))  # twice the CPU: the same work per query
+    assert not tactic.removes_the_cause(RatioInterval(0.7, 0.6, 0.8, 3, "t"))  # a fall, but not the scan gone
+    assert not tactic.removes_the_cause(RatioInterval(0.3, 0.2, 0.4, 1, "spread"))  # one pair: no interval
+    assert not tactic.removes_the_cause(None)
