@@ -132,6 +132,16 @@ def run_step(report: CheckReport, step: str, workload: Any, operations: int, thr
     return report.add(step, True, checks)
 
 
+def every_run_verified(report: CheckReport, rows: Any, where: str | None = "target_rate") -> bool:
+    """The criterion that each sweep row's verify() passed (a choice exercise's runs), naming the runs that failed."""
+    bad = rows[~rows["verify_ok"].astype(bool)]
+    if not bad.empty:
+        if where is None:
+            return report.add("every run kept its records", False, f"verify() failed in {len(bad)} of {len(rows)} runs")
+        return report.add("every run kept its records", False, f"verify() failed at {', '.join(f'{v:,.0f}/s' for v in bad[where])}")
+    return report.add("every run kept its records", True, f"{len(rows)} runs verified")
+
+
 def not_written(message: str) -> str:
     """One "not written yet", whatever the stub's own message says."""
     message = message.strip()

@@ -62,7 +62,7 @@ def check_exercise(my_choice: Callable[[], Any], slot: Any, blocks: int = BLOCKS
     the CPU tactic is the same table at twice the budget; QUORUM on one node asks the same single replica."""
     import pandas as pd
 
-    from ..patterns.exercise import CheckReport, Graded, check_all
+    from ..patterns.exercise import CheckReport, Graded, check_all, every_run_verified
     from ..patterns.pattern_sweep import run_pattern_sweep
     from ..results.intervals import ratio_between
     from ..workloads.ycsb import WORKLOAD
@@ -127,11 +127,7 @@ def check_exercise(my_choice: Callable[[], Any], slot: Any, blocks: int = BLOCKS
         return report.add(step, True, gain.text())
 
     def every_run_kept_its_records(report: CheckReport) -> bool:
-        rows = measured()
-        bad = rows[~rows["verify_ok"].astype(bool)]
-        if not bad.empty:
-            return report.add("every run kept its records", False, f"verify() failed in {len(bad)} of {len(rows)} runs")
-        return report.add("every run kept its records", True, f"{len(rows)} runs verified")
+        return every_run_verified(report, measured(), where=None)
 
     def your_prediction_beside_the_measurement(report: CheckReport) -> bool:
         gain = found.get("gain")

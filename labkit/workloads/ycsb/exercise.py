@@ -57,7 +57,7 @@ def check_exercise(my_experiment: Callable[[], Any], slot: Any, seconds: float =
     node's budget, not on the client; every run kept its records. The student's prediction is set beside it."""
     import pandas as pd
 
-    from ...patterns.exercise import CheckReport, Graded, check_all
+    from ...patterns.exercise import CheckReport, Graded, check_all, every_run_verified
     from ...patterns.pattern_sweep import run_pattern_sweep
     from ...results.offered_load import keeps_up, knee
     from . import WORKLOAD
@@ -106,11 +106,7 @@ def check_exercise(my_experiment: Callable[[], Any], slot: Any, seconds: float =
         return report.add(step, True, f"limit {limit}: the node was at its {NODE_CPU} core budget")
 
     def every_run_kept_its_records(report: CheckReport) -> bool:
-        rows = found["rows"]
-        bad = rows[~rows["verify_ok"].astype(bool)]
-        if not bad.empty:
-            return report.add("every run kept its records", False, f"verify() failed at {', '.join(f'{r:,.0f}/s' for r in bad.target_rate)}")
-        return report.add("every run kept its records", True, f"{len(rows)} runs verified")
+        return every_run_verified(report, found["rows"])
 
     def your_prediction_beside_the_measurement(report: CheckReport) -> bool:
         k, predicted = found["knee"], found["predicted"]
