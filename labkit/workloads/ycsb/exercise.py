@@ -26,7 +26,8 @@ SECONDS = 2.0
 MAX_LOADS = 6
 HIGHEST = 4000.0
 """The highest offered load the check runs: an overloaded paced run completes every transaction it scheduled,
-so a load far past the knee takes far longer than its `SECONDS` (4,000/s for 2 s at ~300/s: about 27 s)."""
+so a load far past the knee takes far longer than its `SECONDS` (4,000/s for 2 s is 8,000 transactions; at the
+605-612/s the half-core node served past its knee in the development machine's runs, about 13 s)."""
 RESOLUTION = 2.0
 """Found closely enough: the first overloaded load at most this many times the last one kept up with."""
 
