@@ -117,3 +117,13 @@ def test_uuid_key_region_figures_come_from_each_regions_own_latency():
     assert regions.loc["usa", "throughput"] == 1000.0  # 2 threads / 2 ms
     assert regions.loc["ireland", "throughput"] == 10.0  # 2 threads / 200 ms
     assert regions.loc["ireland", "p95_ms"] == 250.0
+
+
+def test_an_index_query_that_keeps_failing_is_reported_as_an_error_not_as_a_lost_record():
+    from labkit.patterns.index_table.core import email_of, id_of, judge
+    stored = {id_of(n): email_of(n) for n in range(3)}
+    found = [(email_of(0), True), (email_of(1), True)]
+    v = judge(3, stored, index_found=found, index_errors={email_of(2): "ReadTimeout: timed out"})
+    assert not v.ok and v.checks["index_queries_failed"] == 1 and v.checks["index_sample_found"] == "2/2"
+    assert len(v.problems) == 1 and "kept failing" in v.problems[0] and "ReadTimeout" in v.problems[0]
+    assert judge(3, stored, index_found=found + [(email_of(2), True)], index_errors={}).ok

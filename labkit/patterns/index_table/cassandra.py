@@ -156,12 +156,30 @@ class IndexTable(UserPhases, CassandraWorkload):
             pointers = {row.email: row.user_id for row in whole.rows(f"{self.keyspace}.{lookup}", "email, user_id", "email")}
             return judge(self.users, stored, pointers=pointers)
         emails = [email_of(n) for n in sample_numbers(self.users, self.verify_sample)]
-        return judge(self.users, stored, index_found=zip(emails, self._find_all(self.statements, emails)))
+        found, failed = self._find_all(self.statements, emails)
+        return judge(self.users, stored, index_found=found.items(), index_errors=failed)
 
-    def _find_all(self, st: Statements, emails: list[str]) -> list[bool]:
-        """Query the secondary index for every e-mail, many in flight; True where exactly that user came back."""
-        results = execute_concurrent_with_args(self.session, st.by_email, [(e,) for e in emails], concurrency=32, raise_on_first_error=False)
-        return [ok and len(rows.current_rows) == 1 and rows.current_rows[0].email == e for (ok, rows), e in zip(results, emails)]
+    def _find_all(self, st: Statements, emails: list[str]) -> tuple[dict[str, bool], dict[str, str]]:
+        """Query the secondary index for every e-mail, many in flight: {e-mail: exactly that user came back},
+        and {e-mail: error} for queries that failed three times.
+
+        A query that fails (a read timeout on a busy machine, an index still being made queryable) has
+        not shown the record missing: it is asked again, fewer at a time, before it counts against the index."""
+        found: dict[str, bool] = {}
+        failed: dict[str, str] = {}
+        pending = list(emails)
+        for concurrency in (32, 4, 1):
+            results = execute_concurrent_with_args(self.session, st.by_email, [(e,) for e in pending], concurrency=concurrency, raise_on_first_error=False)
+            failed = {}
+            for (ok, rows), e in zip(results, pending):
+                if ok:
+                    found[e] = len(rows.current_rows) == 1 and rows.current_rows[0].email == e
+                else:
+                    failed[e] = f"{type(rows).__name__}: {rows}"
+            pending = list(failed)
+            if not pending:
+                break
+        return found, failed
 
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")

@@ -84,10 +84,11 @@ def sample_numbers(users: int, sample: int) -> list[int]:
 
 
 def judge(users: int, stored: Mapping[uuid.UUID, str], pointers: Mapping[str, uuid.UUID] | None = None,
-          index_found: Iterable[tuple[str, bool]] | None = None) -> Verification:
+          index_found: Iterable[tuple[str, bool]] | None = None, index_errors: Mapping[str, str] | None = None) -> Verification:
     """Exactly users 0..users-1 stored (`stored`: id -> e-mail), each under its own id; with the pattern,
     a lookup entry per user pointing at it (`pointers`: e-mail -> id); with an index, the sampled e-mails
-    found through it (`index_found`: (e-mail, found exactly that user))."""
+    found through it (`index_found`: (e-mail, found exactly that user)); `index_errors`: e-mail -> the
+    error its index query kept failing with (reported as errors, not as records the index lost)."""
     numbers = sorted(n for n in (number_of(e) for e in stored.values()) if n >= 0)
     problems = []
     if numbers != list(range(users)):
@@ -109,4 +110,8 @@ def judge(users: int, stored: Mapping[uuid.UUID, str], pointers: Mapping[str, uu
         checks["index_sample_found"] = f"{len(sampled) - len(not_found)}/{len(sampled)}"
         if not_found:
             problems.append(f"{len(not_found)} of {len(sampled)} sampled users not found through the index (first: {not_found[:3]})")
+    if index_errors:
+        first = next(iter(index_errors.items()))
+        checks["index_queries_failed"] = len(index_errors)
+        problems.append(f"{len(index_errors)} sampled index queries kept failing, so those users are unchecked (first: {first[0]}: {first[1][:200]})")
     return Verification(not problems, checks, problems)
