@@ -190,28 +190,88 @@ def test_fan_out_accepts_another_feed_design_read_by_its_whole_partition_key(one
 # ---- Distorted Replicas --------------------------------------------------------------------------
 
 
-class ReplicasOneByOne(dr.DistortedReplicasExercise):
+class AuthorCopy(dr.DistortedReplicasExercise):
+    """An author copy keyed by author, its page one partition read (the statements shared by the designs below)."""
+
+    def author_tables(self):
+        return [f"CREATE TABLE IF NOT EXISTS {self.keyspace}.by_author (author text, pub_id text, title text, "
+                "PRIMARY KEY (author, pub_id))"]
+
+    def copy_rows(self, pub):
+        insert = self.prepare(f"INSERT INTO {self.keyspace}.by_author (author, pub_id, title) VALUES (?, ?, ?)")
+        return [(insert, (author, pub.pub_id, pub.title)) for author in pub.authors]
+
+    def uncopy_rows(self, pub):
+        delete = self.prepare(f"DELETE FROM {self.keyspace}.by_author WHERE author = ? AND pub_id = ?")
+        return [(delete, (author, pub.pub_id)) for author in pub.authors]
+
+    def every_write(self, pub):
+        st = self.statements
+        return [(st.insert_aggregate, dr.row_of(pub)),
+                *((st.insert_vertical[g], (pub.pub_id, *dr.values(pub, g).values())) for g in dr.GROUP_NAMES), *self.copy_rows(pub)]
+
+    def every_delete(self, pub):
+        st = self.statements
+        return [(st.delete_aggregate, (pub.pub_id,)), *((st.delete_vertical[g], (pub.pub_id,)) for g in dr.GROUP_NAMES), *self.uncopy_rows(pub)]
+
+    def publications_of(self, tx, author):
+        page = self.prepare(f"SELECT pub_id, title FROM {self.keyspace}.by_author WHERE author = ?")
+        return list(tx.call("author_page", self.session.execute, page, (author,)))
+
+
+class ReplicasOneByOne(AuthorCopy):
     """Every shape written, but each as its own request: a failure between them leaves shapes that disagree."""
 
     def publish(self, tx, pub):
-        st, run = self.statements, self.session.execute
-        tx.call("insert_aggregate", run, st.insert_aggregate, dr.row_of(pub))
-        for group in dr.GROUP_NAMES:
-            tx.call("insert_vertical", run, st.insert_vertical[group], (pub.pub_id, *dr.values(pub, group).values()))
-        for pos, author in enumerate(pub.authors):
-            tx.call("insert_by_author", run, st.insert_by_author, dr.by_author_row(pub, pos, author))
+        for statement, values in self.every_write(pub):
+            tx.call("write", self.session.execute, statement, values)
 
     def withdraw(self, tx, pub):
-        st, run = self.statements, self.session.execute
-        tx.call("delete_aggregate", run, st.delete_aggregate, (pub.pub_id,))
-        for group in dr.GROUP_NAMES:
-            tx.call("delete_vertical", run, st.delete_vertical[group], (pub.pub_id,))
-        for author in pub.authors:
-            tx.call("delete_by_author", run, st.delete_by_author, (author, pub.pub_id))
+        for statement, values in self.every_delete(pub):
+            tx.call("delete", self.session.execute, statement, values)
 
 
-def test_distorted_replicas_refuses_separate_writes(one_node):
-    failed_at(dr.check_exercise(ReplicasOneByOne, one_node, publications=120, operations=40), "one logged batch", "request(s)")
+def in_one_batch(session, tx, name, writes):
+    batch = dr.BatchStatement(batch_type=dr.BatchType.LOGGED)
+    for statement, values in writes:
+        batch.add(statement, values)
+    tx.call(name, session.execute, batch)
+
+
+class ReplicasInOneBatch(AuthorCopy):
+    """Another right design: the author copy holds the title only, keyed by author; one logged batch per change."""
+
+    def publish(self, tx, pub):
+        in_one_batch(self.session, tx, "publish", self.every_write(pub))
+
+    def withdraw(self, tx, pub):
+        in_one_batch(self.session, tx, "withdraw", self.every_delete(pub))
+
+
+class AuthorPageByFiltering(ReplicasInOneBatch):
+    """Half right: the copy is kept in one batch, but keyed by publication, so an author's page filters every partition."""
+
+    def author_tables(self):
+        return [f"CREATE TABLE IF NOT EXISTS {self.keyspace}.by_author (pub_id text, author text, title text, "
+                "PRIMARY KEY (pub_id, author))"]
+
+    def publications_of(self, tx, author):
+        page = self.prepare(f"SELECT pub_id, title FROM {self.keyspace}.by_author WHERE author = ? ALLOW FILTERING")
+        return list(tx.call("author_page", self.session.execute, page, (author,)))
+
+
+def test_distorted_replicas_refuses_separate_writes_and_keeps_the_other_points(one_node):
+    report = dr.check_exercise(ReplicasOneByOne, one_node, publications=120, operations=40)
+    failed_at(report, "one logged batch", "request(s)")
+    assert 0 < report.score() < 10 and len(report.failed()) == 1, report
+
+
+def test_distorted_replicas_scores_a_filtering_author_page_in_part_and_passes_another_design(one_node):
+    report = dr.check_exercise(AuthorPageByFiltering, one_node, publications=120, operations=40)
+    failed_at(report, "one read of one partition", "ALLOW FILTERING", "['pub_id']")
+    assert 0 < report.score() < 10 and len(report.failed()) == 1, report
+    report = dr.check_exercise(ReplicasInOneBatch, one_node, publications=120, operations=40)
+    assert report.passed and report.score() == 10, report
 
 
 # ---- UUID Key (two datacenters) ------------------------------------------------------------------

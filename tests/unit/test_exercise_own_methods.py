@@ -23,7 +23,7 @@ CASES = [
     (fan_out_exercise, fan_out_exercise.FanOutExercise, FanOut, ("post", "read_page_pattern", "feed_tables")),
     (uuid_key_exercise, uuid_key_exercise.UuidKeyExercise, UuidKey, ("next_key", "new_key")),
     (enumerable_exercise, enumerable_exercise.MongoCommentsExercise, MongoComments, ("add", "read_page")),
-    (distorted_exercise, distorted_exercise.DistortedReplicasExercise, DistortedReplicas, ("publish", "withdraw")),
+    (distorted_exercise, distorted_exercise.DistortedReplicasExercise, DistortedReplicas, ("publish", "withdraw", "author_tables", "publications_of")),
 ]
 IDS = [c[1].__name__ for c in CASES]
 

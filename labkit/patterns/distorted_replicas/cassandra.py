@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from cassandra import ConsistencyLevel
 from cassandra.query import BatchStatement, BatchType, PreparedStatement, SimpleStatement
@@ -139,20 +139,26 @@ class DistortedReplicas(CassandraWorkload):
             self._statements = Statements(
                 insert_aggregate=insert("publications", FIELDS),
                 insert_vertical={g: insert(VERTICAL[g], GROUPS[g]) for g in GROUP_NAMES},
-                insert_by_author=prep(insert_by_author(ks)),
                 delete_aggregate=prep(f"DELETE FROM {ks}.publications WHERE pub_id = ?"),
                 delete_vertical={g: prep(f"DELETE FROM {ks}.{VERTICAL[g]} WHERE pub_id = ?") for g in GROUP_NAMES},
-                delete_by_author=prep(f"DELETE FROM {ks}.publications_by_author WHERE author = ? AND pub_id = ?"),
                 read_record={gs: prep(f"SELECT {', '.join(f for g in gs for f in GROUPS[g])} FROM {ks}.publications WHERE pub_id = ?") for gs in starts},
                 read_group={g: prep(f"SELECT {', '.join(GROUPS[g])} FROM {ks}.{VERTICAL[g]} WHERE pub_id = ?") for g in GROUP_NAMES},
                 update_record={gs: prep(f"UPDATE {ks}.publications SET {', '.join(f'{REVISED_FIELD[g]} = ?' for g in gs)} WHERE pub_id = ?")
                                for gs in starts},
                 update_group={g: prep(f"UPDATE {ks}.{VERTICAL[g]} SET {REVISED_FIELD[g]} = ? WHERE pub_id = ?")
                               for g in GROUP_NAMES},
-                by_author_index=prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications WHERE authors CONTAINS ?"),
-                by_author_replica=prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications_by_author WHERE author = ?"),
+                **self.author_statements(prep, ks),
             )
         return self._statements
+
+    def author_statements(self, prep: Callable[[str], PreparedStatement], ks: str) -> dict[str, PreparedStatement | None]:
+        """The statements of the replica rooted at authors and of the aggregate's author index."""
+        return {
+            "insert_by_author": prep(insert_by_author(ks)),
+            "delete_by_author": prep(f"DELETE FROM {ks}.publications_by_author WHERE author = ? AND pub_id = ?"),
+            "by_author_index": prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications WHERE authors CONTAINS ?"),
+            "by_author_replica": prep(f"SELECT pub_id, title, year, venue FROM {ks}.publications_by_author WHERE author = ?"),
+        }
 
     def statement_texts(self) -> dict[str, str | None]:  # the statements above are built directly
         return {}
@@ -180,8 +186,12 @@ class DistortedReplicas(CassandraWorkload):
 
     def load(self) -> None:
         """The shapes this run uses, written once per corpus (the publish phase: for every run)."""
-        for structure in structures(self.phase, self.approach):
+        for structure in self.kept_structures():
             self.load_structure(structure)
+
+    def kept_structures(self) -> tuple[str, ...]:
+        """The shapes this run keeps and verify() compares (an exercise checks a shape of the student's own design itself)."""
+        return structures(self.phase, self.approach)
 
     def load_structure(self, structure: str) -> None:
         s, st = self.session, self.statements
@@ -354,7 +364,7 @@ class DistortedReplicas(CassandraWorkload):
                 touched.setdefault(pub.pub_id, set()).update(groups)
         problems: list[str] = []
         checks: dict[str, Any] = {"expected_publications": len(expected)}
-        for structure in structures(self.phase, self.approach):
+        for structure in self.kept_structures():
             held = self.stored(structure)
             checks[f"{structure}_publications"] = len(held)
             missing = [k for k in expected if k not in held]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
-from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, partition_keys
+from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, own_design, partition_keys
 from .cassandra import FanOut as _Binding
 from .cassandra import FanOut, ReaderState, schema
 from .core import Network
@@ -93,12 +93,12 @@ def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network 
     partition of a feed table, naming its whole partition key as the servers' schema holds it, never the
     activities of the users followed (that is fan-out on read)."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import listing, own_methods, recording
+    from ..exercise_paths import listing, recording
 
     network = network or Network(users=30, follows=12, posts=5)
 
     def own(report: CheckReport) -> bool:
-        return own_methods(report, workload_class, ("post", "read_page_pattern", "feed_tables"))
+        return own_design(report, workload_class, ("post", "read_page_pattern", "feed_tables"), lambda: workload_class(cluster.addresses, "pattern", "post", network))
 
     def post(report: CheckReport) -> bool:
         workload = workload_class(cluster.addresses, "pattern", "post", network)

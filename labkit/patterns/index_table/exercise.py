@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
-from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, partition_keys
+from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, own_design, partition_keys
 from .cassandra import IndexTable as _Binding
 from .cassandra import IndexTable, schema, tables
 from .core import email_of, id_of, judge, user_row
@@ -93,10 +93,10 @@ def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 
     writes the user row and one row into each of the student's tables; a login reads at most two partitions,
     each by its table's whole partition key (from the servers' schema), never a filtering scan or an index."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import listing, own_methods, recording
+    from ..exercise_paths import listing, recording
 
     def own(report: CheckReport) -> bool:
-        return own_methods(report, workload_class, ("register", "login", "lookup_tables"))
+        return own_design(report, workload_class, ("register", "login", "lookup_tables"), lambda: workload_class(cluster.addresses, "pattern", "register", users=users))
 
     def register(report: CheckReport) -> bool:
         return run_step(report, "register users", workload_class(cluster.addresses, "pattern", "register", users=users), users)
