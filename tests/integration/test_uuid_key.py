@@ -106,9 +106,9 @@ def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_region
             return uuid.uuid4()
 
         def next_key(self, tx, region):
-            session, read, _cas = self.counter_statements(region)
-            current = session.execute(read).one().value
-            session.execute(f"UPDATE {uuid_key.HOME_KEYSPACE}.key_counter SET value = %s WHERE name = 'users'", (current + 1,))
+            session = self.counter_session(region)
+            current = session.execute(self.prepare_counter(region, f"SELECT value FROM {self.counter_keyspace}.key_counter WHERE name = 'users'")).one().value
+            session.execute(f"UPDATE {self.counter_keyspace}.key_counter SET value = %s WHERE name = 'users'", (current + 1,))
             return current + 1
 
     report = check_exercise(ReadThenWrite, two_regions, users=30, threads=6)

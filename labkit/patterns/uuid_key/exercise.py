@@ -19,14 +19,40 @@ __all__ = ["UuidKeyExercise", "check_exercise"]
 
 
 class UuidKeyExercise(_Binding):
-    """Sessions per region, `counter_statements(region)`, registration and verify(): everything but
-    next_key() and new_key(), which are yours to write in a subclass."""
+    """Sessions per region, the counter table (`self.counter_keyspace` + ".key_counter"), `self.prepare_counter(region,
+    cql)` for statements of your own on the session that reaches a region's counter, registration and verify():
+    next_key() and new_key(), and the counter's statements, are yours to write in a subclass."""
 
     def next_key(self, tx: Transaction, region: str) -> int:
         raise NotImplementedError("next_key() is not written yet")
 
     def new_key(self, tx: Transaction, region: str) -> Any:
         raise NotImplementedError("new_key() is not written yet")
+
+    # ---- what the exercise gives -----------------------------------------------------------------
+
+    @property
+    def counter_keyspace(self) -> str:
+        """Where the counter table is: replicated in dc1 only for the availability test (Ireland reaches it over the WAN)."""
+        return self.home_keyspace if self.test == "availability" else self.keyspace
+
+    def prepare_counter(self, region: str, text: str) -> Any:
+        """A statement of yours, prepared once per text on the session that reaches `region`'s counter; run it with
+        `self.counter_session(region).execute(statement, values)`."""
+        which = self.counter_link(region)
+        key = (which, f"yours: {text}")
+        if key not in self._prepared:
+            self._prepared[key] = self.session(which).prepare(text)
+        return self._prepared[key]
+
+    def counter_statements(self, region: str):
+        raise NotImplementedError("the counter's statements are yours to write: prepare them with self.prepare_counter(region, cql)")
+
+    def open_process(self) -> None:
+        """Connect every session before the run is timed (your statements are prepared by your code)."""
+        for region in REGIONS:
+            self.statement(region, "insert")
+            self.counter_session(region)
 
 
 def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30, threads: int = 4) -> "CheckReport":
@@ -80,8 +106,8 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
         try:
             recorders = {}
             for region in REGIONS:
-                workload.counter_statements(region)  # connect and prepare on the real session
                 which = workload.counter_link(region)
+                workload.session(which)  # connect on the real session
                 recorders[region] = workload._sessions[which] = RecordingSession(workload._sessions[which])
             for region in REGIONS:
                 workload.next_key(a_transaction(), region)
@@ -90,7 +116,7 @@ def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30,
                 sets = [s for s in done if s.verb == "UPDATE" and s.table == "key_counter" and " IF " in f" {s.text.upper()} "]
                 if not reads or not sets:
                     return report.add(step, False, f"next_key({region!r}) ran {listing(done)}; it must read the counter row and "
-                                                   "compare-and-set it (UPDATE ... IF value = ?) in the database")
+                                                   "set it only if it still holds the value read (a compare-and-set), in the database")
         finally:
             workload.disconnect()
         return report.add(step, True, "both regions")
