@@ -304,6 +304,9 @@ def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters):
 class CommentsByPostQuery(ek.MongoCommentsExercise):
     """Comments as their own documents, but a page is a query of the comments by post, sorted: the anti-pattern."""
 
+    def key(self, n):
+        return f"{self.post}/{n}"
+
     def add(self, tx, text):
         before = tx.call("increment_counter", self.db.posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
                          return_document=ek.ReturnDocument.BEFORE)
@@ -319,3 +322,32 @@ class CommentsByPostQuery(ek.MongoCommentsExercise):
 def test_enumerable_keys_refuses_a_page_queried_by_post():
     with StandinMongo() as server:
         failed_at(ek.check_exercise(CommentsByPostQuery, server, comments=40), "bulk get of computed keys", "query of the comments by post")
+
+
+class CommentsKeyedByNumberOnly(ek.MongoCommentsExercise):
+    """Half right: the pattern's paths, but a key made of the number alone, which every post's comment n shares."""
+
+    def key(self, n):
+        return n
+
+    def add(self, tx, text):
+        before = tx.call("increment_counter", self.db.posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
+                         return_document=ek.ReturnDocument.BEFORE)
+        n = before["count"] + 1
+        tx.call("insert_comment", self.db.comments.insert_one, {"_id": self.key(n), "post": self.post, "n": n, "text": text})
+
+    def read_page(self, tx, cursor):
+        top = cursor if cursor is not None else self.db.posts.find_one({"_id": self.post})["count"]
+        found = []
+        while len(found) < 10 and top >= 1:
+            wanted = [self.key(n) for n in range(top, max(0, top - (10 - len(found))), -1)]
+            found += sorted(((d["n"], d["text"]) for d in self.db.comments.find({"_id": {"$in": wanted}})), reverse=True)
+            top -= len(wanted)
+        return [text for _n, text in found], (top if top >= 1 else None)
+
+
+def test_enumerable_keys_scores_a_key_without_its_post_in_part():
+    with StandinMongo() as server:
+        report = ek.check_exercise(CommentsKeyedByNumberOnly, server, comments=40)
+    failed_at(report, "computed from its post and number", "the key needs the post")
+    assert 0 < report.score() < 10, report

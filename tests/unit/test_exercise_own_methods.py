@@ -22,7 +22,7 @@ CASES = [
     (index_table_exercise, index_table_exercise.IndexTableExercise, IndexTable, ("register", "login", "lookup_tables")),
     (fan_out_exercise, fan_out_exercise.FanOutExercise, FanOut, ("post", "read_page_pattern", "feed_tables")),
     (uuid_key_exercise, uuid_key_exercise.UuidKeyExercise, UuidKey, ("next_key", "new_key")),
-    (enumerable_exercise, enumerable_exercise.MongoCommentsExercise, MongoComments, ("add", "read_page")),
+    (enumerable_exercise, enumerable_exercise.MongoCommentsExercise, MongoComments, ("add", "read_page", "key")),
     (distorted_exercise, distorted_exercise.DistortedReplicasExercise, DistortedReplicas, ("publish", "withdraw", "author_tables", "publications_of")),
 ]
 IDS = [c[1].__name__ for c in CASES]

@@ -19,8 +19,11 @@ __all__ = ["MongoCommentsExercise", "ReturnDocument", "check_exercise"]
 
 
 class MongoCommentsExercise(_Binding):
-    """`self.db` (posts, comments), `self.post`, `self.key(n)`, loading and verify(): everything but add() and
-    read_page(), which are yours to write in a subclass."""
+    """`self.db` (posts, comments), `self.post`, loading and verify(): everything but the comments' key scheme
+    (key()), add() and read_page(), which are yours to write in a subclass."""
+
+    def key(self, n: int) -> Any:
+        raise NotImplementedError("key() is not written yet")
 
     def add(self, tx: Transaction, text: str) -> None:
         raise NotImplementedError("add() is not written yet")
@@ -35,11 +38,30 @@ def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: i
     commands the client sent: a comment is one counter increment and one insert, never a change to a list in
     the post; a page is a read of the counter and a bulk get of the keys it computes (plus the next keys when
     some were deleted), never a query of the comments by post."""
-    from ..exercise import CheckReport, Graded, a_transaction, check_all, run_step
+    from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
     from ..exercise_paths import MongoCommands, own_methods
 
     def own(report: CheckReport) -> bool:
-        return own_methods(report, workload_class, ("add", "read_page"))
+        return own_methods(report, workload_class, ("add", "read_page", "key"))
+
+    def key_scheme(report: CheckReport) -> bool:
+        step = "a comment's key is computed from its post and number alone, and no two comments share one"
+        try:
+            a, b = (workload_class(cluster.uri, "pattern", "write", post=post) for post in ("post-a", "post-b"))
+            numbers = range(1, comments + 1)
+            keys = [a.key(n) for n in numbers]
+            if keys != [a.key(n) for n in numbers]:
+                return report.add(step, False, "key(n) gave another key the second time it was asked: a reader must be able to compute "
+                                               "a comment's key again from the post and the number")
+            if len(set(map(repr, keys))) != len(keys):
+                return report.add(step, False, f"key(n) gives {len(keys) - len(set(map(repr, keys)))} of comments 1..{comments} a key another "
+                                               "comment of the same post has")
+            shared = set(map(repr, keys)) & {repr(b.key(n)) for n in numbers}
+            if shared:
+                return report.add(step, False, f"comments of two posts get the same key (e.g. {sorted(shared)[0]}): the key needs the post too")
+        except NotImplementedError as exc:
+            return report.add(step, False, not_written(str(exc)))
+        return report.add(step, True, f"comments 1..{comments} of two posts: {2 * comments} keys, all different, the same when asked again")
 
     def write(report: CheckReport) -> bool:
         return run_step(report, f"{comments} comments from 4 threads on one post", workload_class.for_cluster(cluster, "pattern", "write"), comments, threads=4)
@@ -101,7 +123,7 @@ def check_exercise(workload_class: type[CommentStore], cluster: Any, comments: i
             workload.close_process()
         return report.add(step, True, "3 pages")
 
-    return check_all(f"Enumerable Keys exercise ({workload_class.__name__})", [Graded(own, 0), Graded(write, 1, [own]), Graded(add_path, 2, [own]), Graded(page_path, 2, [own]), Graded(paginate, 1, [own])])
+    return check_all(f"Enumerable Keys exercise ({workload_class.__name__})", [Graded(own, 0), Graded(key_scheme, 2, [own]), Graded(write, 1, [own]), Graded(add_path, 2, [own]), Graded(page_path, 2, [own]), Graded(paginate, 1, [own])])
 
 
 def _commands(done: list[dict[str, Any]]) -> str:
