@@ -69,6 +69,11 @@ def main() -> None:
         raise SystemExit("no notebook finished in that run")
     when, where = date.today().isoformat(), machine()
     profile = pd.DataFrame([{"notebook": k, "ok": ok, "seconds": round(s), "minutes": round(s / 60, 1)} for k, (ok, s) in sorted(times.items())])
+    committed = OUT / "classroom_profile.csv"
+    if committed.exists():  # notebooks not run this time keep their committed times
+        kept = pd.read_csv(committed)
+        kept = kept[~kept.notebook.isin(profile.notebook)][["notebook", "ok", "seconds", "minutes"]]
+        profile = pd.concat([kept, profile], ignore_index=True).sort_values("notebook", kind="stable")
     write(profile, OUT, "classroom_profile", "Each notebook at profile classroom (papermill, one after another)", where,
           ".venv/bin/python benchmarks/classroom_profile.py")
     rows = class_rows([build / f"{k}.ipynb" for k, (ok, _s) in times.items() if ok and (build / f"{k}.ipynb").exists()])

@@ -50,7 +50,7 @@ client_setting(DRIVER_VARIABLE)
 
 @functools.lru_cache(maxsize=1)
 def _acsylla() -> Any:
-    """The acsylla module, or None where its wheel is not installed (platforms without one: see README)."""
+    """The acsylla module, or None where its wheel is not installed (platforms without one: see docs/deployment.md, Requirements)."""
     try:
         import acsylla
     except ImportError:

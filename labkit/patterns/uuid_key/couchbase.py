@@ -102,7 +102,7 @@ def availability(provider: str = "auto") -> tuple[CouchbaseRegions | None, str]:
     try:
         regions = find_regions(provider)
     except NotAvailableError as exc:
-        return None, f"Couchbase variant not run: {exc}. The Cassandra results above stand on their own; see the README's 'Running on Docker'."
+        return None, f"Couchbase variant not run: {exc}. The Cassandra results above stand on their own; see docs/deployment.md, 'Running on Docker'."
     except LabkitError as exc:
         return None, f"Couchbase variant not run: starting the two Couchbase clusters failed: {exc}"
     return regions, f"Couchbase {regions.server_version}: two clusters (usa, ireland) replicating both ways with XDCR"
