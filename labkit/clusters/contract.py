@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import getpass
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .base import ClusterInfo
+
+if TYPE_CHECKING:
+    from ..runner.server_cpu import ServerMeter
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Cluster(Protocol):
     def __exit__(self, *exc: Any) -> None: ...
     def live_nodes(self) -> list[Any]: ...
     def info(self) -> ClusterInfo: ...
-    def cpu_meter(self) -> Any | None: ...
+    def cpu_meter(self) -> "ServerMeter | None": ...
     def held_addresses(self) -> list[tuple[str, int]]: ...
 
     @property

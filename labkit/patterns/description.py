@@ -16,7 +16,7 @@ import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import ConfigError, NotAvailableError
 
@@ -25,6 +25,10 @@ PROFILES = ("quick", "classroom")
 CLASSROOM_REPEATS = 3
 """Each point of a classroom sweep runs at least this often (interleaved), so its ratios carry a 95% interval
 (results.intervals); quick sweeps keep their own count and say "too few repeats for an interval"."""
+
+
+if TYPE_CHECKING:
+    from .binding import EngineBinding
 
 
 @dataclass(frozen=True)
@@ -259,6 +263,12 @@ class Pattern:
             if exc.name == f"{self.package}.{engine}":
                 raise NotAvailableError(f"{self.name} lists engine {engine} but has no module {exc.name}") from exc
             raise
+
+    def engine_binding(self, engine: str) -> "EngineBinding":
+        """The engine's binding with its optional hooks defaulted (what sweeps and slots call)."""
+        from .binding import EngineBinding
+
+        return EngineBinding.of(self.binding(engine))
 
     def workload(self, approach: str, cluster: Any, operations: int, *, phase: str | None = None, engine: str | None = None,
                  resources: Mapping[str, Any] | None = None, **settings: Any) -> Any:

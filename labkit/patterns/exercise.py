@@ -20,7 +20,7 @@ from typing import Any, Callable, Sequence
 from ..runner import RetryPolicy, run
 from ..runner.measurements import Measurements
 from ..runner.retry import Retrier
-from ..runner.workload import Transaction
+from ..runner.workload import Transaction, hooks
 
 TIME_LIMIT_VARIABLE = "LABKIT_CHECK_TIME_LIMIT"
 DEFAULT_TIME_LIMIT_S = 300.0
@@ -113,9 +113,7 @@ def run_step(report: CheckReport, step: str, workload: Any, operations: int, thr
             return report.add(step, False, deadline.sentence())
         return report.add(step, False, f"{type(exc).__name__}: {exc}")
     finally:
-        close = getattr(workload, "close_process", None)
-        if callable(close):
-            close()
+        hooks(workload).close_process()
     if deadline is not None and deadline.up:
         deadline.acknowledged = True
         return report.add(step, False, deadline.sentence(f"{result.count} of {operations} transactions had finished"))

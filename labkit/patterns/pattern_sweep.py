@@ -21,6 +21,7 @@ from ..errors import ConfigError
 from ..results import ResultsStore, SweepPlan
 from ..results.sweep import sweep
 from ..runner.remote import check_reachable, check_workers, connected, parse_clients
+from .binding import EngineBinding
 from .description import Pattern
 
 
@@ -60,10 +61,8 @@ class PatternSweep:
         pattern.check_plan(plan)
         pattern.check_approaches(plan.approaches, self.phase, self.engine)
         plan.check()
-        self.binding = pattern.binding(self.engine)
-        refuse = getattr(self.binding, "check_sweep", None)  # what this engine's binding cannot run, before any server starts
-        if callable(refuse):
-            refuse(self.phase, list(plan.approaches))
+        self.binding = pattern.engine_binding(self.engine)
+        self.binding.check_sweep(self.phase, list(plan.approaches))  # what this engine's binding cannot run, before any server starts
         self.cluster_options = cluster_options(pattern, self.binding, self.phase, self.values)
         if slot is not None and slot.options is not None:
             lacking = {k: v for k, v in self.cluster_options.items() if slot.options.get(k) != v}
@@ -88,14 +87,13 @@ class PatternSweep:
     def hooks(self) -> dict[str, Any]:
         """What this sweep takes from the engine binding (for tests and for a reader who wants to know)."""
         return {"engine": self.engine, "phase": self.phase, "settings": dict(self.values), "cluster_options": dict(self.cluster_options),
-                "check_sweep": callable(getattr(self.binding, "check_sweep", None)),
-                "sweep_resources": not self._given_resources and callable(getattr(self.binding, "sweep_resources", None))}
+                "check_sweep": self.binding.has_check_sweep,
+                "sweep_resources": not self._given_resources and self.binding.has_resources}
 
     def _opened_resources(self) -> contextlib.AbstractContextManager:
-        opened = getattr(self.binding, "sweep_resources", None)
-        if self._given_resources or opened is None:
+        if self._given_resources:
             return contextlib.nullcontext(self.resources)
-        return opened(self.phase, self.values)
+        return self.binding.sweep_resources(self.phase, self.values)
 
     # ---- running it -------------------------------------------------------------------------------
 
@@ -169,11 +167,10 @@ def contact_points(cluster: Any) -> list[str]:
     return found or [str(a) for a in getattr(cluster, "contact_points", []) or []]
 
 
-def cluster_options(pattern: Pattern, binding: Any, phase: str, values: Mapping[str, Any]) -> dict[str, Any]:
+def cluster_options(pattern: Pattern, binding: EngineBinding, phase: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """What a phase's cluster must be started with: the description's options (UUID Key's two datacenters) and
     the engine binding's `cluster_options(phase, settings)` (YCSB's chunk cache for its cache phase)."""
-    needs = getattr(binding, "cluster_options", None)
-    return {**pattern.cluster_options, **(needs(phase, values) if callable(needs) else {})}
+    return {**pattern.cluster_options, **binding.cluster_options(phase, values)}
 
 
 def pattern_slot(pattern: Pattern, phase: str | None = None, *, settings: Mapping[str, Any] | None = None, engine: str | None = None,
@@ -181,7 +178,7 @@ def pattern_slot(pattern: Pattern, phase: str | None = None, *, settings: Mappin
     """A cluster slot whose clusters have what `pattern`'s phase needs: the slot a notebook keeps for its panels and cells."""
     engine = pattern.check_engine(engine or pattern.engines[0])
     phase = pattern.check_phase(phase or pattern.default_phase)
-    options = cluster_options(pattern, pattern.binding(engine), phase, pattern.resolve(phase, settings))
+    options = cluster_options(pattern, pattern.engine_binding(engine), phase, pattern.resolve(phase, settings))
     return ClusterSlot.for_engine(engine, provider, on_change=on_change, node_cpu=node_cpu, **options)
 
 
@@ -192,8 +189,7 @@ def pattern_resources(pattern: Pattern, phase: str | None = None, *, settings: M
     them across cells enters it once and passes what it yields to its panels as `resources`."""
     engine = pattern.check_engine(engine or pattern.engines[0])
     phase = pattern.check_phase(phase or pattern.default_phase)
-    opened = getattr(pattern.binding(engine), "sweep_resources", None)
-    return opened(phase, pattern.resolve(phase, settings)) if opened is not None else contextlib.nullcontext({})
+    return pattern.engine_binding(engine).sweep_resources(phase, pattern.resolve(phase, settings))
 
 
 def run_pattern_sweep(

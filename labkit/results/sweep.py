@@ -12,6 +12,7 @@ from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
 from ..runner import RunResult, run, validate
 from ..runner.cpu import AUTO, auto_processes, cores_available, per_process_capacity
+from ..runner.workload import hooks
 from .metadata import run_metadata
 from .offered_load import keeps_up
 from . import sink
@@ -221,9 +222,7 @@ def sweep(
             return run(workload, threads=threads, operations=plan.operations_at(target), processes=plan.processes, cancel=cancel,
                        progress=progress, server_meter=server_meter_for() if server_meter_for else None, **options)
         finally:
-            close = getattr(workload, "close_process", None)
-            if callable(close):
-                close()  # the driver connections of this run's workload
+            hooks(workload).close_process()  # the driver connections of this run's workload
 
     for nodes in nodes_in_order(plan.nodes, running() if running is not None else None):
         cluster = cluster_for(nodes)

@@ -7,10 +7,11 @@ from .result import LatencyStats, RunResult
 from .retry import NO_RETRIES, PROGRAMMING_ERRORS, RetryPolicy
 from .run import run, validate
 from .tasks import WorkerLock
-from .workload import BaseWorkload, Transaction, Verification, Workload
+from .workload import BaseWorkload, Hooks, Transaction, Verification, Workload, hooks
 
 __all__ = [
     "BaseWorkload",
+    "Hooks",
     "LatencyStats",
     "Measurements",
     "NO_RETRIES",
@@ -21,6 +22,7 @@ __all__ = [
     "Transaction",
     "Verification",
     "Workload",
+    "hooks",
     "WorkerLock",
     "run",
     "split_evenly",

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 from .measurements import Measurements
+from .workload import hooks
 
 
 def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, Any], cancel: Any, progress: Any, results: Any) -> None:
@@ -25,9 +26,7 @@ def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides about Ctrl-C and tells us via `cancel`
     apply_client_settings(spec)
     try:
-        open_process = getattr(workload, "open_process", None)
-        if callable(open_process):
-            open_process()
+        hooks(workload).open_process()
 
         def tick(n: int) -> None:
             progress[index] = n
@@ -47,12 +46,10 @@ def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, 
         failed = PoolOutcome(Measurements(), None, None, 0.0, 0, crash=traceback.format_exc(limit=8))
         results.put((index, failed.to_wire()))
     finally:
-        close_process = getattr(workload, "close_process", None)
-        if callable(close_process):
-            try:
-                close_process()
-            except Exception:
-                pass
+        try:
+            hooks(workload).close_process()
+        except Exception:
+            pass
 
 
 def run_processes(

@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import ConfigError, LabkitError
 from .measurements import Measurements
+from .workload import hooks
 from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 
 LOCAL_PREFIX = "local:"
@@ -169,9 +170,7 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
     host, wall_release, cores = socket.gethostname(), {}, cores_available()
     warmed_at: dict[str, float] = {}
     try:
-        open_process = getattr(workload, "open_process", None)
-        if callable(open_process):
-            open_process()
+        hooks(workload).open_process()
 
         def gate() -> None:
             warmed_at["at"] = time.time()
@@ -189,10 +188,8 @@ def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict
         return {"index": index, "host": host, "cores": cores, "warmed_at": None, "wall_release": None, "outcome": failed.to_wire()}
     finally:
         cancel.set()
-        close_process = getattr(workload, "close_process", None)
-        if callable(close_process):
-            with contextlib.suppress(Exception):
-                close_process()
+        with contextlib.suppress(Exception):
+            hooks(workload).close_process()
 
 
 # ---- in the caller -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from .limits import limit_of
 from .measurements import merged
 from .pool import PoolOutcome, PoolSpec, current_client_settings, run_pool
 from .processes import run_processes
+from .workload import hooks
 from .result import LatencyStats, RunResult, intended_stats, op_stats
 from .retry import RetryPolicy
 from .server_cpu import ServerMeter
@@ -57,12 +58,6 @@ def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, wa
                 f"target_rate must be a positive number of transactions per second, or None for "
                 f"'as fast as possible'; got {target_rate!r}"
             )
-
-
-def _call_hook(workload: Any, name: str, **kwargs: Any) -> Any:
-    """Call an optional workload hook; None when the workload has none."""
-    hook = getattr(workload, name, None)
-    return hook(**kwargs) if callable(hook) else None
 
 
 def _growth(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, float]:
@@ -127,23 +122,20 @@ def run(
     there); the result's `released_at` is the release's time.monotonic(), the zero of its timeline.
     """
     validate(threads, operations, processes, target_rate, warmup, workers)
-    if not callable(getattr(workload, "transaction", None)):
-        raise ConfigError(
-            f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)"
-        )
-    most = getattr(workload, "max_processes", None)
+    hooked = hooks(workload)
+    most = hooked.max_processes
     layout = client_layout(threads, processes, workers, most)
     processes = len(layout)
     if most is not None and processes > most:
-        raise ConfigError(f"{getattr(workload, 'name', type(workload).__name__)} keeps what it checks in one client process's memory "
+        raise ConfigError(f"{hooked.name} keeps what it checks in one client process's memory "
                           f"(max_processes={most}): run it with processes={most} or processes='auto'")
     if clients is not None and most is not None:
-        raise ConfigError(f"{getattr(workload, 'name', type(workload).__name__)} keeps what it checks in its client process's memory "
+        raise ConfigError(f"{hooked.name} keeps what it checks in its client process's memory "
                           f"(max_processes={most}), which on a Dask worker would stay on that worker: run it without --clients")
-    _call_hook(workload, "check_run", threads=sum(layout), processes=processes, operations=operations)
+    hooked.check_run(threads=sum(layout), processes=processes, operations=operations)
     retry = retry or RetryPolicy()
     cancel = cancel or threading.Event()
-    name = getattr(workload, "name", type(workload).__name__)
+    name = hooked.name
 
     worker_count = sum(layout)
     shares = split_evenly(operations, worker_count)
@@ -173,7 +165,7 @@ def run(
         if load:
             workload.load()
 
-        counters_before = _call_hook(workload, "server_counters")
+        counters_before = hooked.server_counters()
         machine = MachineCpu()
 
         def measured_window_opens() -> None:
@@ -194,7 +186,7 @@ def run(
             require_remote_ok(remote)
             outcomes, interrupted = remote.outcomes, bool(remote.lost)
         elif processes == 1:
-            _call_hook(workload, "open_process")  # close_process is left to the caller: verify still needs it
+            hooked.open_process()  # close_process is left to the caller: verify still needs it
             outcome = run_pool(workload, specs[0], cancel, release_gate=measured_window_opens, on_tick=tick)
             outcomes, interrupted = [outcome], outcome.interrupted
         else:
@@ -204,7 +196,7 @@ def run(
     opened = any(o.release is not None for o in outcomes)
     machine_busy = machine.stop() if opened else None
     server_cpu = server_meter.stop() if (server_meter is not None and opened) else None
-    server = _growth(counters_before, _call_hook(workload, "server_counters"))
+    server = _growth(counters_before, hooked.server_counters())
 
     crashes = [o.crash for o in outcomes if o.crash]
     if crashes:

@@ -6,8 +6,9 @@ ServerCpu), and the runner turns the reading into server CPU per transaction and
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ContextManager, Protocol
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,20 @@ class ServerCpu:
 
 
 class ServerMeter(Protocol):
-    """What a cluster hands the runner to measure its nodes' CPU around the measured window."""
+    """What a cluster hands the runner to measure its nodes' CPU around the measured window (a cluster whose
+    servers the lab cannot see hands None)."""
 
     def start(self) -> None: ...
 
     def stop(self) -> ServerCpu | None: ...
+
+    def unbudgeted(self, settle: bool = True) -> ContextManager[None]:
+        """The nodes' CPU budgets lifted while nothing is measured, put back on exit (settled first with `settle`)."""
+        ...
+
+
+class MeterWithoutBudgets:
+    """A base for meters over nodes that run without CPU budgets: there is nothing to lift."""
+
+    def unbudgeted(self, settle: bool = True) -> ContextManager[None]:
+        return contextlib.nullcontext()

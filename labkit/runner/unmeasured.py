@@ -6,17 +6,17 @@ from __future__ import annotations
 import contextlib
 from typing import Any, ContextManager
 
+from .server_cpu import ServerMeter
 from .workload import Verification
 
 
-def budgets_lifted(meter: Any, *, settle: bool = True) -> ContextManager[None]:
-    """The meter's `unbudgeted(settle=)` (node CPU budgets off, put back on exit), or nothing for a meter
-    without budgets. `settle` waits for the nodes to go quiet before the budgets return: wanted before
-    a measured window, not after the last one."""
-    relax = getattr(meter, "unbudgeted", None)
-    if not callable(relax):
+def budgets_lifted(meter: "ServerMeter | None", *, settle: bool = True) -> ContextManager[None]:
+    """The meter's `unbudgeted(settle=)` (node CPU budgets off, put back on exit), or nothing without a meter.
+    `settle` waits for the nodes to go quiet before the budgets return: wanted before a measured window, not
+    after the last one."""
+    if meter is None:
         return contextlib.nullcontext()
-    return relax(settle=settle)
+    return meter.unbudgeted(settle=settle)
 
 
 def verified(workload: Any) -> Verification | None:

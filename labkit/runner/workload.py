@@ -62,14 +62,32 @@ class Workload(Protocol):
     def cleanup(self) -> None:
         """Remove what setup and the run created."""
 
-    # Optional: open_process() and close_process(), called once in every client process around its
-    # worker threads (open driver connections there, so connecting is not measured).
+    # Optional hooks (BaseWorkload gives each a default; `hooks()` supplies them for any other object):
+    # open_process() and close_process(), called once in every client process around its worker threads (open
+    # driver connections there, so connecting is not measured); check_run(threads=, processes=, operations=),
+    # before anything starts; server_counters(), the server's own counters read before and after the run;
+    # max_processes, for a workload that checks its results in one process's memory.
 
 
 class BaseWorkload:
-    """Convenience base class: every phase but `transaction` does nothing."""
+    """Convenience base class: every phase and hook but `transaction` does nothing."""
 
     name = "workload"
+    max_processes: int | None = None
+    """How many client processes may share a run; 1 for a workload that checks its results in one process's memory."""
+
+    def open_process(self) -> None:
+        """Called once in every client process before its workers start (open driver connections here)."""
+
+    def close_process(self) -> None:
+        """Called once in every client process after its workers stopped (and by the run's caller after verify)."""
+
+    def check_run(self, *, threads: int, processes: int, operations: int) -> None:
+        """Refuse (ConfigError) a run this workload cannot serve, before anything starts; remember its size."""
+
+    def server_counters(self) -> dict[str, float] | None:
+        """The server's own counters (e.g. write conflicts), read before and after the run; None: none."""
+        return None
 
     def setup(self) -> None:
         pass
@@ -122,3 +140,39 @@ class Transaction:
             result = self._retrier.after_failure(exc, series, again, args, kwargs)
         series.record((perf_counter_ns() - start) // 1000)
         return result
+
+
+def _nothing(*_args: Any, **_kwargs: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A workload's optional hooks, each callable (a no-op where the workload has none), and its name."""
+
+    name: str
+    open_process: Callable[[], None]
+    close_process: Callable[[], None]
+    check_run: Callable[..., None]
+    server_counters: Callable[[], dict[str, float] | None]
+    max_processes: int | None
+
+
+def hooks(workload: Any) -> Hooks:
+    """The one adapter between the runner and a workload: its optional hooks, defaulted.
+
+    Why: a BaseWorkload has every hook already, but the runner also drives plain objects that follow the
+    Workload protocol (test doubles, a student's class); this is the only place that looks hooks up by name,
+    so nothing else in the runner probes a workload."""
+    from ..errors import ConfigError
+
+    if not callable(getattr(workload, "transaction", None)):
+        raise ConfigError(f"{workload!r} is not a workload: it needs a transaction(tx) method (see labkit.runner.Workload)")
+
+    def hook(name: str) -> Callable[..., Any]:
+        found = getattr(workload, name, None)
+        return found if callable(found) else _nothing
+
+    return Hooks(name=getattr(workload, "name", type(workload).__name__), open_process=hook("open_process"),
+                 close_process=hook("close_process"), check_run=hook("check_run"), server_counters=hook("server_counters"),
+                 max_processes=getattr(workload, "max_processes", None))

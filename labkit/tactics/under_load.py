@@ -17,6 +17,7 @@ from ..runner import run
 from ..runner.limits import BUSY
 from ..runner.result import RunResult
 from ..runner.unmeasured import budgets_lifted, verified
+from ..runner.workload import hooks
 from .base import Tactic
 from .sampler import CpuSampler
 
@@ -269,9 +270,7 @@ def run_under_load(
             if not tactic.evidence_under_budgets:
                 confirm()
     finally:
-        close = getattr(workload, "close_process", None)
-        if callable(close):
-            close()
+        hooks(workload).close_process()
     origin = zero[0] if zero else time.monotonic()
     since = lambda key: moments[key] - origin if key in moments else None  # noqa: E731
     changes = sorted(budgets.items())

@@ -6,7 +6,7 @@ import pytest
 
 from labkit.runner import BaseWorkload, run
 from labkit.runner.limits import limit_of
-from labkit.runner.server_cpu import NodeCpu, ServerCpu
+from labkit.runner.server_cpu import MeterWithoutBudgets, NodeCpu, ServerCpu
 
 
 class BurnClientCpu(BaseWorkload):
@@ -32,7 +32,7 @@ class ManyThreadsShortWaits(BaseWorkload):
         time.sleep(0.0002)
 
 
-class FakeMeter:
+class FakeMeter(MeterWithoutBudgets):
     """A server meter that reports node2 pinned at its 0.15-core budget."""
 
     def __init__(self):
@@ -219,7 +219,7 @@ def test_the_machine_cpu_no_process_accounts_for_is_named():
     from fakes import CountingWorkload
     from labkit.runner import run
 
-    class Meter:
+    class Meter(MeterWithoutBudgets):
         def start(self):
             pass
 

@@ -56,7 +56,7 @@ def test_the_cli_and_the_panel_build_the_same_sweep(pattern, phase, engine, tmp_
     cli = through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch)
     assert cli == panel
     if isinstance(panel, dict):  # what the engine binding has, the sweep uses
-        binding = pattern.binding(engine)
+        binding = pattern.binding(engine)  # the module itself: which hooks it defines
         assert panel["hooks"]["sweep_resources"] == callable(getattr(binding, "sweep_resources", None))
         assert panel["hooks"]["check_sweep"] == callable(getattr(binding, "check_sweep", None))
 
