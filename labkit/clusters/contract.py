@@ -68,6 +68,52 @@ class Cluster(Protocol):
     def owner(self) -> str: ...
 
 
+@runtime_checkable
+class CassandraConnection(Protocol):
+    """How a client reaches a Cassandra cluster (local, compose, external): its contact points, and which of
+    them are in which datacenter (a binding that talks to one region connects to its datacenter's)."""
+
+    @property
+    def addresses(self) -> list[str]: ...
+
+    def datacenters(self) -> dict[str, list[str]]: ...
+
+
+@runtime_checkable
+class MongoConnection(Protocol):
+    """How a client reaches a MongoDB deployment (a mongos, a replica set or one server): its URI."""
+
+    @property
+    def uri(self) -> str: ...
+
+
+@runtime_checkable
+class CouchbaseConnection(Protocol):
+    """How a client reaches a Couchbase cluster: the SDK's connection string and the lab's bucket."""
+
+    @property
+    def connection_string(self) -> str: ...
+
+    @property
+    def bucket(self) -> str: ...
+
+
+def server_hosts(cluster: Cluster) -> list[str]:
+    """The hosts a client connects to, read from the cluster's engine's connection view (none for a test double
+    outside the contract): what a run with client processes on other machines checks they can reach."""
+    from urllib.parse import urlsplit
+
+    if isinstance(cluster, CassandraConnection):
+        return [str(a) for a in cluster.addresses]
+    if isinstance(cluster, MongoConnection):
+        netloc = urlsplit(cluster.uri).netloc.rsplit("@", 1)[-1]
+        return [h.rsplit(":", 1)[0] if not h.startswith("[") else h.split("]")[0] + "]" for h in netloc.split(",") if h]
+    if isinstance(cluster, CouchbaseConnection):
+        netloc = urlsplit(cluster.connection_string).netloc
+        return [h.rsplit(":", 1)[0] for h in netloc.split(",") if h]
+    return []
+
+
 def current_user() -> str:
     """The Unix user this process runs as: whose the clusters it starts are."""
     try:

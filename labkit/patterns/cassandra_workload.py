@@ -21,6 +21,7 @@ class CassandraWorkload(Namespaced, BaseWorkload):
     in `base_keyspace` (the namespace, set by the binding's factory, prefixes it: `self.keyspace`) and
     their statements in `statement_texts()` (None for one an approach does not use)."""
 
+    replication: int = 1  # the keyspace's replication factor (a subclass sets its own; tactics read it)
     statements_class: type = dict  # a dataclass taking one keyword per statement name
     protocol_version: int = cql.PROTOCOL_VERSION  # the profiles' designs prepare for a keyspace of their own: version 5
     _transient: tuple[str, ...] = ()  # further per-process attributes, reset to a fresh empty dict

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from ..clusters.base import ClusterInfo
+from ..clusters.contract import server_hosts
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError
 from ..results import ResultsStore, SweepPlan
@@ -121,7 +122,7 @@ class PatternSweep:
             def cluster_for(nodes: int) -> ClusterInfo:
                 info = slot.info_for(nodes)
                 if worker_hosts:
-                    check_reachable(contact_points(slot.cluster), worker_hosts)
+                    check_reachable(server_hosts(slot.cluster), worker_hosts)
                 if on_cluster is not None:
                     on_cluster(info)
                 return info
@@ -158,13 +159,6 @@ class PatternSweep:
 
         stack.callback(put_back)
         return worker_hosts
-
-
-def contact_points(cluster: Any) -> list[str]:
-    """The addresses a client connects to: each live node's (local providers), or the cluster's own list."""
-    nodes = cluster.live_nodes() if callable(getattr(cluster, "live_nodes", None)) else []
-    found = [str(n.address) for n in nodes if getattr(n, "address", None)]
-    return found or [str(a) for a in getattr(cluster, "contact_points", []) or []]
 
 
 def cluster_options(pattern: Pattern, binding: EngineBinding, phase: str, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from ..clusters.contract import capabilities_of
 from ..clusters.local import budgets
 from ..engines import cassandra as cql
 from ..errors import ConfigError
+from ..patterns.cassandra_workload import CassandraWorkload
+from ..workloads.ycsb.cassandra import YcsbCassandra
 from .base import Tactic, TacticError
 
 KEYSPACE = "ycsb"  # the tactics run the YCSB workloads (labkit.workloads.ycsb), which live here
@@ -52,7 +54,7 @@ class CreateIndex(Tactic):
         return workload.table, f"{workload.table}_{self.column}_{self.kind}"
 
     def check(self, cluster: Any, workload: Any) -> None:
-        if not getattr(workload, "indexed", False):
+        if not (isinstance(workload, YcsbCassandra) and workload.indexed):
             raise ConfigError("create-index runs under the query-by-tag workload (YCSB phase index-query, approach baseline/no-index): "
                               "only its table has the tag column the index is made for")
 
@@ -134,7 +136,7 @@ class Decommission(Tactic):
         _needs_local(cluster, self.name)
         if len(cluster.live_nodes()) < 2:
             raise ConfigError("decommission needs at least 2 nodes: the last one has nowhere to stream its data")
-        if len(cluster.live_nodes()) <= getattr(workload, "replication", 1):
+        if isinstance(workload, CassandraWorkload) and len(cluster.live_nodes()) <= workload.replication:
             raise ConfigError(f"decommission would leave fewer nodes than the keyspace's replication factor ({workload.replication})")
 
     def apply(self, cluster: Any, workload: Any) -> None:
@@ -165,7 +167,7 @@ class RaiseReplication(Tactic):
         _needs_local(cluster, self.name)
         if len(cluster.live_nodes()) < self.to:
             raise ConfigError(f"replication factor {self.to} needs at least {self.to} nodes; this cluster has {len(cluster.live_nodes())}")
-        if getattr(workload, "replication", None) is None or workload.replication >= self.to:
+        if not isinstance(workload, CassandraWorkload) or workload.replication >= self.to:
             raise ConfigError(f"raise-replication starts from a keyspace with fewer replicas than {self.to}: run the workload with replication=1")
 
     def prepare(self, cluster: Any, workload: Any) -> None:
@@ -242,7 +244,7 @@ class ChangeConsistency(Tactic):
         self.title = f"switch the client to consistency {level}"
 
     def check(self, cluster: Any, workload: Any) -> None:
-        if not callable(getattr(workload, "set_consistency", None)):
+        if not isinstance(workload, CassandraWorkload):
             raise ConfigError("consistency needs a workload whose statements can change level (the Cassandra workloads)")
 
     def apply(self, cluster: Any, workload: Any) -> None:

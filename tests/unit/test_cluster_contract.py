@@ -50,3 +50,36 @@ def test_capabilities_of_an_object_outside_the_contract_are_none():
     from labkit.clusters.contract import NOTHING, capabilities_of
 
     assert capabilities_of(object()) == NOTHING and not any(vars(NOTHING).values())
+
+
+VIEWS = {"cassandra": ("addresses", "datacenters"), "mongodb": ("uri",), "couchbase": ("connection_string", "bucket")}
+
+
+@pytest.mark.parametrize("key", sorted(CLASSES), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_each_provider_gives_its_engines_connection_view(key):
+    """What the engine's bindings read (Cassandra's contact points by datacenter, MongoDB's URI, Couchbase's
+    connection string and bucket) is declared in the contract and there on every provider of that engine."""
+    engine, _provider = key
+    lacking = [name for name in VIEWS[engine] if not hasattr(CLASSES[key], name)]
+    assert lacking == [], f"{CLASSES[key].__name__} lacks {lacking} of the {engine} connection view"
+
+
+def test_server_hosts_come_from_the_connection_view():
+    from labkit.clusters.contract import server_hosts
+
+    class Cassandra:
+        addresses = ["127.0.5.1", "127.0.5.2"]
+
+        def datacenters(self):
+            return {"dc1": self.addresses}
+
+    class Mongo:
+        uri = "mongodb://lab:secret@mongos1.course.example:27017,mongos2.course.example/?tls=true"
+
+    class Couchbase:
+        connection_string, bucket = "couchbases://cb1.course.example,cb2.course.example", "lab"
+
+    assert server_hosts(Cassandra()) == ["127.0.5.1", "127.0.5.2"]
+    assert server_hosts(Mongo()) == ["mongos1.course.example", "mongos2.course.example"]
+    assert server_hosts(Couchbase()) == ["cb1.course.example", "cb2.course.example"]
+    assert server_hosts(object()) == []

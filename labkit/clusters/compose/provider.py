@@ -236,6 +236,13 @@ class ComposeCassandraCluster(ComposeCluster):
     def addresses(self) -> list[str]:
         return ["127.0.0.1"]
 
+    def datacenters(self) -> dict[str, list[str]]:
+        """One contact point for the ring: the containers' datacenters are not reachable apart from the host."""
+        if self.options.get("dcs", 1) > 1:
+            raise NotAvailableError("the compose provider publishes one contact point for the whole ring, so a client cannot "
+                                    "talk to one datacenter: run the two-datacenter lessons with --provider local")
+        return {"dc1": self.addresses}
+
     def wait_engine_ready(self) -> None:
         from ...engines import cassandra as cql
 

@@ -45,6 +45,8 @@ class ExternalCouchbaseCluster(ExternalCluster):
     """A Couchbase cluster as the lab sees it: its key-value nodes and version, read from the cluster itself."""
 
     engine = "couchbase"
+    connection_string: str = ""  # the connection view (clusters.contract.CouchbaseConnection), with `bucket`
+    bucket: str = ""
     query_service = True  # a real cluster: SQL++ queries and GSI indexes (the stand-in has none)
     NAME = NAME
 

@@ -45,6 +45,7 @@ class ExternalMongoCluster(ExternalCluster):
     """A MongoDB deployment as the lab sees it: its shards and version, read from the deployment itself."""
 
     engine = "mongodb"
+    uri: str = ""  # the connection view (clusters.contract.MongoConnection), set from --uri, --hosts or the saved record
     NAME = NAME
 
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
+from ...clusters.local.cassandra import LocalCassandraCluster
 from ...errors import ConfigError
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def check_exercise(my_choices: Callable[[], Any], cluster: Any, rows: int = ROWS
             found["choices"] = read_choices(my_choices)
         except ConfigError as exc:
             return report.add("your choices are complete", False, str(exc))
-        if len(getattr(cluster, "nodes", [])) != NODES or not hasattr(cluster, "stop_node"):
+        if not isinstance(cluster, LocalCassandraCluster) or len(cluster.nodes) != NODES:
             return report.add("your choices are complete", False, f"this check stops a node of a {NODES}-node cluster it started: run the notebook with provider='local', nodes={NODES}")
         found["session"] = session = cluster.session()
         for app, choice in found["choices"].items():
