@@ -54,6 +54,8 @@ class Cluster(Protocol):
     capabilities: Capabilities
     detached: bool
     """Started by `labkit up`: it outlives the process that started it (and is not stopped on its exit)."""
+    nodes: list[Any]
+    """Every node of the cluster, up or not (its length is the cluster's size; `live_nodes()` are those up)."""
 
     def start(self) -> Any: ...
     def stop(self) -> None: ...
