@@ -26,6 +26,18 @@ class CassandraWorkload(Namespaced, BaseWorkload):
     protocol_version: int = cql.PROTOCOL_VERSION  # the profiles' designs prepare for a keyspace of their own: version 5
     _transient: tuple[str, ...] = ()  # further per-process attributes, reset to a fresh empty dict
 
+    def open_as(self, pattern: str, addresses: list[str], approach: str, phase: str, *, approaches: tuple[str, ...],
+                phases: tuple[str, ...], replication: int = 1, consistency: str = "ONE") -> None:
+        """The opening every pattern's Cassandra binding shares: approach and phase checked against the pattern's
+        (a clear error naming the choices), the run's name, the replication factor and the connection settings."""
+        from . import check_choice
+
+        check_choice(pattern, "approach", approach, approaches)
+        check_choice(pattern, "phase", phase, phases)
+        self.name = f"{pattern}/{phase}/{approach}"
+        self.approach, self.phase, self.replication = approach, phase, replication
+        self.connect_to(addresses, consistency)
+
     def connect_to(self, addresses: list[str], consistency: str) -> None:
         self.addresses = list(addresses)
         self.consistency = getattr(ConsistencyLevel, consistency)

@@ -30,7 +30,6 @@ from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError, LabkitError
 from ...namespace import in_namespace, namespace_for, namespaced
 from ...runner import Transaction, Verification
-from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
 from .cassandra_tables import by_author_row, by_author_table, columns, insert_by_author, row_of
 from .core import APPROACHES, FIELDS, GROUP_NAMES, GROUPS, NAME, PHASES, REVISED_FIELD, Corpus, group_state, groups_for, revised, values
@@ -92,20 +91,14 @@ class DistortedReplicas(CassandraWorkload):
                  operations: int = 0, replication: int = 1, consistency: str = "ONE"):
         """`operations`: the update and publish phases number their transactions (seq*workers+worker), so
         verify() knows exactly which publication got which change; give the run's operation count."""
-        check_choice(NAME, "approach", approach, APPROACHES)
-        check_choice(NAME, "phase", phase, PHASES[:-1])
+        self.open_as(NAME, addresses, approach, phase, approaches=APPROACHES, phases=PHASES[:-1], replication=replication, consistency=consistency)
         if not 1 <= groups <= len(GROUP_NAMES):
             raise ConfigError(f"groups must be from 1 to {len(GROUP_NAMES)}; got {groups}")
         if phase in ("update", "publish") and operations < 1:
             raise ConfigError(f"the {phase} phase needs the run's operation count (operations >= 1)")
-        self.name = f"{NAME}/{phase}/{approach}"
-        self.connect_to(addresses, consistency)
-        self.approach = approach
-        self.phase = phase
         self.publications = publications
         self.groups = groups
         self.operations = operations
-        self.replication = replication
         self.base_keyspace = WRITES_KEYSPACE if phase == "publish" else KEYSPACE  # behind the namespace: self.keyspace
         self._corpus: Any = None
         self._ops_cache: Any = None

@@ -21,7 +21,6 @@ from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
 from ...namespace import in_namespace
 from ...runner import Transaction, Verification, WorkerLock
-from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
 from .core import APPROACHES, NAME, PHASES, Network
 
@@ -81,20 +80,14 @@ class FanOut(CassandraWorkload):
         """`posts`: how many activities the post phase saves (its run's `operations`; default all of
         them): transaction seq*workers+worker posts that entry of the network's schedule, so verify()
         knows exactly which activities must exist."""
-        check_choice(NAME, "approach", approach, APPROACHES)
-        check_choice(NAME, "phase", phase, PHASES)
+        self.open_as(NAME, addresses, approach, phase, approaches=APPROACHES, phases=PHASES, replication=replication, consistency=consistency)
         posts = network.activities if posts is None else posts
         if not 1 <= posts <= network.activities:
             raise ConfigError(f"posts must be from 1 to the network's {network.activities} activities; got {posts}")
         if page_size < 1:
             raise ConfigError(f"page_size must be at least 1; got {page_size}")
-        self.name = f"{NAME}/{phase}/{approach}"
-        self.connect_to(addresses, consistency)
-        self.approach = approach
-        self.phase = phase
         self.network = network
         self.page_size = page_size
-        self.replication = replication
         self.posts = posts
         self._readers: dict[int, ReaderState] = {}  # pagination state of this client process
 

@@ -22,7 +22,6 @@ from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
 from ...namespace import in_namespace
 from ...runner import Transaction, Verification
-from .. import check_choice
 from ..cassandra_workload import CassandraWorkload
 from .core import ENGINE_APPROACHES, NAME, PHASES, UserPhases, email_of, found_user, id_of, judge, sample_numbers, user_row
 
@@ -71,16 +70,10 @@ class IndexTable(UserPhases, CassandraWorkload):
     """
 
     def __init__(self, addresses: list[str], approach: str, phase: str, users: int, replication: int = 1, consistency: str = "ONE", verify_sample: int = 200):
-        check_choice(NAME, "approach", approach, APPROACHES)
-        check_choice(NAME, "phase", phase, PHASES)
+        self.open_as(NAME, addresses, approach, phase, approaches=APPROACHES, phases=PHASES, replication=replication, consistency=consistency)
         if users < 1:
             raise ConfigError(f"users must be at least 1; got {users}")
-        self.name = f"{NAME}/{phase}/{approach}"
-        self.connect_to(addresses, consistency)
-        self.approach = approach
-        self.phase = phase
         self.users = users
-        self.replication = replication
         self.verify_sample = max(1, verify_sample)
 
     statements_class = Statements
