@@ -71,6 +71,9 @@ class PatternSweep:
                 given = ", ".join(f"{k}={v!r}" for k, v in lacking.items())
                 raise ConfigError(f"{pattern.name}'s phase {self.phase} needs a cluster started with {given}, and the slot given starts "
                                   f"its clusters without: make it with ClusterSlot.for_engine({self.engine!r}, ..., {given}) or pattern_slot()")
+        if slot is not None and node_cpu is not None and node_cpu != slot.node_cpu:
+            raise ConfigError(f"node_cpu={node_cpu} was given with a slot whose nodes run at {slot.node_cpu or 'no budget'}: the slot's "
+                              "clusters keep its budget, so set it there (slot.node_cpu = ...) and leave node_cpu out")
         self.provider = provider
         self.node_cpu = node_cpu
         self.slot = slot

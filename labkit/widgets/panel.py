@@ -200,8 +200,7 @@ class ControlPanel:
             run_options=self.run_options,
             labels=self.pattern.labels(self.phase, self.chosen()),
         )
-        self.pattern.check_plan(plan)
-        return plan
+        return plan  # checked once, by the PatternSweep that Run makes of it
 
     def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
         """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""

@@ -69,3 +69,14 @@ def test_a_slot_without_the_cluster_a_phase_needs_is_refused():
     with pytest.raises(ConfigError, match="needs a cluster started with dcs=2"):
         PatternSweep(uuid_key.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"))
     assert PatternSweep(uuid_key.PATTERN, plan, slot=pattern_slot(uuid_key.PATTERN, "availability")).cluster_options == {"dcs": 2}
+
+
+def test_a_budget_given_beside_a_slot_is_refused_not_ignored():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import index_table
+
+    plan = index_table.PATTERN.sweep_plan("quick", "login")
+    with pytest.raises(ConfigError, match="set it there"):
+        PatternSweep(index_table.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"), node_cpu=0.5)
+    slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=0.5)
+    assert PatternSweep(index_table.PATTERN, plan, slot=slot, node_cpu=0.5).slot is slot
