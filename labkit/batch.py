@@ -29,7 +29,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
     import papermill as pm
 
     from .predictions import BATCH_ENV
-    from .results.report import export_html
+    from .report import export_html
     from .results.sink import SINK_ENV
 
     executed = out_dir / notebook.name
@@ -65,7 +65,7 @@ def execute(notebook: Path, out_dir: Path, profile: str, timeout: int) -> Notebo
 
 
 def write_report(runs: list[NotebookRun], out_dir: Path, profile: str) -> Path:
-    from .results.report import write_report as write
+    from .report import write_report as write
 
     return write(runs, out_dir, profile)
 

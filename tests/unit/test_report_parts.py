@@ -7,7 +7,7 @@ import json
 import nbformat
 import pandas as pd
 
-from labkit.results.report import PLOTLY_FILE, failure, first_figure, headline, slim_html
+from labkit.report import PLOTLY_FILE, failure, first_figure, headline, slim_html
 
 
 def rows() -> pd.DataFrame:

@@ -96,7 +96,7 @@ def headline(rows: pd.DataFrame) -> pd.DataFrame:
     """Per pattern, phase, node count and budget: each approach's throughput at the highest thread count
     measured (the median of its repeats), the pattern / naive ratio with how sure it is ("2.6x (2.3-3.1)",
     "within noise", or "too few repeats for an interval"), how many runs verified, and what limited the points."""
-    from .intervals import paired_ratios, ratio_interval, usable
+    from .results.intervals import paired_ratios, ratio_interval, usable
 
     if rows.empty or "approach" not in rows or "throughput" not in rows:
         return pd.DataFrame()
@@ -136,8 +136,8 @@ def headline(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _varying_settings(df: pd.DataFrame) -> list[str]:
     """The patterns' settings that differ between rows (e.g. Distorted Replicas' groups): each value is its own headline row."""
-    from ..errors import ConfigError
-    from ..patterns import describe
+    from .errors import ConfigError
+    from .patterns import describe
 
     names: list[str] = []
     for pattern in df["pattern"].dropna().unique() if "pattern" in df else []:
@@ -151,7 +151,7 @@ def _varying_settings(df: pd.DataFrame) -> list[str]:
 
 def environment(rows: pd.DataFrame) -> str:
     """Engines and versions, providers, node budgets and the machine, in one line."""
-    from .figures import describe_budgets, describe_servers
+    from .results.figures import describe_budgets, describe_servers
 
     machine = f"{os.cpu_count()} cores · {platform.system()} {platform.release()} · Python {platform.python_version()}"
     if rows.empty or "engine" not in rows:
@@ -174,7 +174,7 @@ def first_figure(nb: Any) -> dict | None:
 def cards(nb: Any) -> list[dict]:
     """The result cards the executed notebook showed, in order: question, prediction (None: none given),
     what was measured, verdict. How the report says which runs had a prediction."""
-    from ..predictions import CARD_MIME
+    from .predictions import CARD_MIME
 
     return [dict(output["data"][CARD_MIME]) for cell in nb.cells if cell.cell_type == "code"
             for output in cell.get("outputs", []) if CARD_MIME in output.get("data", {})]
