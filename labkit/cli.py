@@ -123,7 +123,7 @@ def up(
 @app.command()
 def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addresses, state and version as JSON.")) -> None:
     """Show the clusters labkit started on this machine."""
-    from .clusters.local import loopback
+    from .host import loopback
     from .clusters.registry import running_clusters
 
     clusters = running_clusters()

@@ -45,7 +45,7 @@ def check_tool(name: str, cmd: list[str], purpose: str, fix: str) -> Check:
 def check_ports(hosts: tuple[str, ...] | None = None) -> Check:
     """The ports of the first three nodes, on this labkit home's own loopback range."""
     if hosts is None:
-        from .clusters.local import loopback
+        from .host import loopback
 
         own = loopback.own_range()
         hosts = tuple(own.address(i) for i in (1, 2, 3))

@@ -42,7 +42,7 @@ def namespace_for(cluster: Any) -> str:
     if chosen is not None:
         return checked(chosen.strip())
     if cluster.provider == "external":  # every provider declares it (clusters.contract)
-        from .clusters.contract import current_user
+        from .host.users import current_user
 
         return from_user(current_user())
     return ""

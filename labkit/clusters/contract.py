@@ -9,7 +9,6 @@ per-user addresses and namespaces for a class on one machine, plug in at one pla
 
 from __future__ import annotations
 
-import getpass
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -114,16 +113,6 @@ def server_hosts(cluster: Cluster) -> list[str]:
         netloc = urlsplit(cluster.connection_string).netloc
         return [h.rsplit(":", 1)[0] for h in netloc.split(",") if h]
     return []
-
-
-def current_user() -> str:
-    """The Unix user this process runs as: whose the clusters it starts are."""
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # a container user without a passwd entry
-        import os
-
-        return str(os.getuid())
 
 
 def capabilities_of(cluster: Any) -> Capabilities:

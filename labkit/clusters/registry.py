@@ -22,7 +22,7 @@ PROCESS_PROVIDERS = ("local", "standin")  # clusters made of processes labkit st
 
 def _left_over(meta: dict[str, Any], directory: Path) -> bool:
     """A process-based cluster with no process left and no live owner: a crashed or killed run's leftover."""
-    from .local import processes
+    from ..host import processes
 
     if meta.get("provider") not in PROCESS_PROVIDERS or processes.processes_under(directory):
         return False

@@ -1,7 +1,7 @@
 """WAN latency between a client and a node through toxiproxy, built on first use from the Go proxy.
 
 The toxiproxy server runs on the labkit home's helper address, 127.X.Y.250:8474 (see
-clusters/local/loopback; pidfile in the labkit cache); each proxy listens on a port of that address and
+host/loopback; pidfile in the labkit cache); each proxy listens on a port of that address and
 forwards to one node's CQL port, with a `latency` toxic on the way back.
 """
 
@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..clusters.local import processes
+from ..host import processes
 from ..clusters.base import labkit_home
 from ..errors import LabkitError, NotAvailableError
 
@@ -52,7 +52,7 @@ def install() -> Path:
 
 def helper_address() -> str:
     """This labkit home's address for toxiproxy and its proxies (another user's are on their own range)."""
-    from ..clusters.local import loopback
+    from ..host import loopback
 
     return loopback.own_range().address(loopback.HELPER_INDEX)
 

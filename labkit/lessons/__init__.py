@@ -70,7 +70,7 @@ class Asked(dict):
     def card(self, key: str, measured: Any, evidence: str, verdict: str | None = None) -> dict[str, Any]:
         """The result card: the prediction beside `measured`, the verdict (judged, unless `verdict` says what
         the run could tell, e.g. too few repeats) and the servers' evidence; kept in the predictions file."""
-        from ..clusters.contract import current_user
+        from ..host.users import current_user
         from ..namespace import ENV
         from ..widgets.prediction import result_card
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]

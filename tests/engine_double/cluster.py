@@ -90,6 +90,6 @@ class MemoryCluster:
 
     @property
     def owner(self) -> str:
-        from labkit.clusters.contract import current_user
+        from labkit.host.users import current_user
 
         return current_user()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 from labkit.engines import cassandra as cql
 

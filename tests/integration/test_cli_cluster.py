@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import labkit_jvms
-from labkit.clusters.local import loopback
+from labkit.host import loopback
 
 
 def test_labkit_up_status_down_leave_no_jvm(tmp_path):

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.clusters.standin.couchbase import PASSWORD, USERNAME, StandinCouchbase
 from labkit.clusters.standin.mongodb import StandinMongo
 

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from labkit.clusters.local.mongodb import LocalMongoCluster
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 
 pytestmark = pytest.mark.skipif(
     not (os.environ.get("MONGOD_BIN") or shutil.which("mongod")),

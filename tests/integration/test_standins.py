@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psutil
 import pytest
 
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.clusters.standin.couchbase import StandinCouchbase
 from labkit.clusters.standin.mongodb import StandinMongo
 

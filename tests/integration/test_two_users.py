@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from labkit.clusters.local import loopback
+from labkit.host import loopback
 from labkit.faults.partition import rules
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import papermill as pm
 import pytest
 
 from labkit import grading
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]

@@ -24,7 +24,7 @@ import pytest
 
 from labkit.clusters.base import clusters_dir
 from labkit.clusters.local import budgets
-from labkit.clusters.local.processes import processes_under
+from labkit.host.processes import processes_under
 from labkit.faults.partition import _mounted_net_cls, rules as partition_rules
 
 CYCLES = 20

@@ -128,7 +128,7 @@ def test_a_process_on_a_reused_pid_is_still_seen_under_its_directory(tmp_path):
 
     import psutil
 
-    from labkit.clusters.local.processes import processes_under
+    from labkit.host.processes import processes_under
 
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(tmp_path)])
     try:

@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from labkit.clusters.local import loopback
+from labkit.host import loopback
 from labkit.errors import ConfigError
 
 

@@ -14,7 +14,7 @@ from labkit.errors import ConfigError
 
 def test_no_namespace_on_a_cluster_the_lab_started_and_the_user_on_a_shared_one(monkeypatch):
     monkeypatch.delenv(namespace.ENV, raising=False)
-    monkeypatch.setattr("labkit.clusters.contract.current_user", lambda: "Anna.Lee")
+    monkeypatch.setattr("labkit.host.users.current_user", lambda: "Anna.Lee")
     assert namespace.namespace_for(SimpleNamespace(provider="local")) == ""
     assert namespace.namespace_for(SimpleNamespace(provider="external")) == "anna_lee"
     monkeypatch.setenv(namespace.ENV, "team7")

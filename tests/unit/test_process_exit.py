@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from labkit.clusters.local import processes
+from labkit.host import processes
 
 SLOW_EXEC = "import os, time; time.sleep(1.5); os.execv('/bin/sleep', ['sleep', '3' + '0.5'])"  # "30.5" only after the exec
 

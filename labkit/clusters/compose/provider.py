@@ -16,7 +16,8 @@ from typing import Any, Callable, Sequence
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
-from ..contract import Capabilities, current_user
+from ...host.users import current_user
+from ..contract import Capabilities
 from ..base import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES

@@ -27,11 +27,13 @@ from ...errors import ConfigError, LabkitError
 from ...faults import heal_all
 from .. import exit_guard
 from ..base import ClusterInfo
-from ..contract import Capabilities, current_user
+from ...host.users import current_user
+from ..contract import Capabilities
 from ..base import clusters_dir
-from . import budgets, cassandra_cds, loopback, memory
+from ...host import loopback
+from . import budgets, cassandra_cds, memory
 from . import cassandra_install as install
-from . import processes
+from ...host import processes
 from .node_cpu import NodeCpuMeter
 from .cassandra_config import (
     CQL_PORT,

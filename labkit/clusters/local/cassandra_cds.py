@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..base import clusters_dir, labkit_home
 from . import cassandra_install as install
-from . import processes
-from . import loopback
+from ...host import processes
+from ...host import loopback
 from .cassandra_config import CQL_PORT, JMX_PORT, NodeSpec, server_command, write_node_files
 
 

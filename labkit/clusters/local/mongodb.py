@@ -19,9 +19,11 @@ import psutil
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
-from ..contract import Capabilities, current_user
+from ...host.users import current_user
+from ..contract import Capabilities
 from ..base import clusters_dir
-from . import budgets, processes
+from ...host import processes
+from . import budgets
 from .node_cpu import NodeCpuMeter
 
 NAME = "mongodb"

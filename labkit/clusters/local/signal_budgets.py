@@ -84,7 +84,7 @@ def remove(directory: Path, node: str | None = None) -> list[Path]:
     """Forget one node's budget, or stop the cluster's helper (which lets every node run) and forget all."""
     import shutil
 
-    from . import processes
+    from ...host import processes
 
     groups = [group_path(directory, node)] if node else sorted(p for p in root(directory).glob("*") if p.is_dir())
     if node is None:
@@ -99,7 +99,7 @@ def remove(directory: Path, node: str | None = None) -> list[Path]:
 
 
 def _ensure_helper(directory: Path) -> None:
-    from . import processes
+    from ...host import processes
 
     if processes.processes_under(root(directory)):
         return

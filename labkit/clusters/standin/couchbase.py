@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import LabkitError
 from .. import maven
-from ..local import processes
+from ...host import processes
 from .jvm import HOST, StandinServer, cache_dir, compiled_launcher, java
 
 VERSION = "1.5.27"

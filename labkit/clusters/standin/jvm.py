@@ -15,8 +15,9 @@ from typing import Any
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
-from ..contract import Capabilities, current_user
-from ..local import processes
+from ...host.users import current_user
+from ..contract import Capabilities
+from ...host import processes
 from ..local.cassandra_install import require_java17
 from ..base import clusters_dir, labkit_home
 

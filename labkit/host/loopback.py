@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import ConfigError
-from ..base import labkit_home
-from ..contract import current_user
+from ..clusters.base import labkit_home
+from ..errors import ConfigError
+from .users import current_user
 
 CLAIMS = Path(os.environ.get("LABKIT_LOOPBACK_CLAIMS", "/tmp/labkit-loopback"))
 """Where the ranges in use on this host are claimed: shared by every user, so it lives outside any home."""
