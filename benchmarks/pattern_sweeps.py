@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns import describe  # noqa: E402
+from labkit.catalogue import describe  # noqa: E402
 from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
 from labkit.results import latency_figure, throughput_figure  # noqa: E402
 

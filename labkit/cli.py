@@ -190,14 +190,14 @@ def _processes_option(text: str) -> int | str:
 
 def _patterns_help() -> str:
     """Each pattern's phases, from the descriptions (the `PATTERN` argument's help)."""
-    from .patterns import descriptions
+    from .catalogue import descriptions
 
     return "Pattern (phases): " + "; ".join(f"{p.name}: {'|'.join(p.phases)}" for p in descriptions()) + "."
 
 
 def _settings_help() -> str:
     """Every pattern's settings with default and range, from the descriptions (the --set option's help)."""
-    from .patterns import descriptions
+    from .catalogue import descriptions
 
     parts = []
     for p in descriptions():
@@ -274,7 +274,7 @@ def run_pattern(
     """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
     from .clusters import check_engine, check_provider
     from .clusters.local.budgets import check_cores
-    from .patterns import describe
+    from .catalogue import describe
     from .patterns.pattern_sweep import run_pattern_sweep
     from .results import ResultsStore, SweepPlan, parse_range
 
@@ -362,7 +362,7 @@ def noise_command(
 @app.command("patterns")
 def patterns(name: str = typer.Argument("", help="A pattern's name; default: list them all.")) -> None:
     """What each pattern measures: its phases, approaches, engines and settings, and the sizes of its sweeps."""
-    from .patterns import describe, descriptions
+    from .catalogue import describe, descriptions
 
     try:
         chosen = [describe(name)] if name else descriptions()

@@ -137,7 +137,7 @@ def headline(rows: pd.DataFrame) -> pd.DataFrame:
 def _varying_settings(df: pd.DataFrame) -> list[str]:
     """The patterns' settings that differ between rows (e.g. Distorted Replicas' groups): each value is its own headline row."""
     from .errors import ConfigError
-    from .patterns import describe
+    from .catalogue import describe
 
     names: list[str] = []
     for pattern in df["pattern"].dropna().unique() if "pattern" in df else []:

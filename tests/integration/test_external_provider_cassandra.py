@@ -104,7 +104,7 @@ def test_resizing_or_budgeting_it_is_refused(course_cluster, student_home):
 def test_the_panel_keeps_its_node_count(course_cluster, student_home, monkeypatch):
     monkeypatch.setenv("LABKIT_HOME", str(student_home))
     from labkit.clusters.slot import ClusterSlot
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.widgets import ControlPanel
 
     slot = ClusterSlot.for_engine("cassandra", "external")

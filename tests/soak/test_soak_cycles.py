@@ -75,7 +75,7 @@ def leftovers(orphans: list[psutil.Process]) -> dict[str, list]:
 
 KERNEL_RUN = textwrap.dedent(
     """
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.patterns.pattern_sweep import run_pattern_sweep
     from labkit.results import SweepPlan
 

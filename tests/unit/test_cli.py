@@ -139,7 +139,7 @@ def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tm
 
 
 def test_run_help_lists_every_pattern_phase_and_setting_from_the_descriptions():
-    from labkit.patterns import descriptions
+    from labkit.catalogue import descriptions
 
     r = labkit("run", "--help")
     text = " ".join(r.stdout.split()).replace("- ", "-")  # the help wraps lines after a hyphen: "index-" / "table"
@@ -171,7 +171,7 @@ def test_run_ycsb_refuses_what_it_cannot_run_before_anything_starts(tmp_path):
 
 
 def test_patterns_command_explains_a_pattern_from_its_description():
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
 
     r = labkit("patterns", "fan-out")
     assert r.returncode == 0, r.stderr

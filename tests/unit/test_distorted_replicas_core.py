@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.patterns import describe
+from labkit.catalogue import describe
 from labkit.patterns.distorted_replicas.core import GROUP_NAMES, Corpus, Placement, group_state, groups_for, revised, values
 
 

@@ -115,5 +115,41 @@ def test_every_relative_import_names_a_labkit_module_that_exists():
 
 def test_imports_made_by_name_are_followed():
     modules = _modules()
-    assert "labkit.workloads.ycsb" in _imports("labkit.patterns", modules["labkit.patterns"], modules)
+    assert "labkit.workloads.ycsb" in _imports("labkit.catalogue", modules["labkit.catalogue"], modules)
     assert "labkit.clusters.local.cassandra" in _imports("labkit.clusters", modules["labkit.clusters"], modules)
+
+
+LAYERS = [  # bottom to top: a module imports only its own package and packages of lower layers
+    ("labkit.errors", "labkit.machine", "labkit.clusters.base"),
+    ("labkit.host", "labkit.runner", "labkit.datasets"),
+    ("labkit.engines", "labkit.faults", "labkit.namespace", "labkit.results"),
+    ("labkit.clusters", "labkit.predictions"),
+    ("labkit.patterns",),
+    ("labkit.profiles", "labkit.workloads"),
+    ("labkit.tactics", "labkit.noise"),
+    ("labkit.widgets", "labkit.catalogue"),
+    ("labkit.lessons", "labkit.report", "labkit.doctor"),
+    ("labkit.class_view", "labkit.batch", "labkit.grading"),
+    ("labkit.cli",),
+    ("labkit.__main__",),
+]
+
+
+def _package(name: str) -> str:
+    """The layer unit a module belongs to: a ground-floor module itself, else labkit.<package>."""
+    return name if name in GROUND_FLOOR else ".".join(name.split(".")[:2])
+
+
+def test_no_import_points_back_up_the_layers():
+    layer = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    modules = _modules()
+    unplaced = sorted({_package(n) for n in modules} - set(layer) - {"labkit"})
+    assert unplaced == [], f"packages without a layer: {unplaced}"
+    upward = []
+    for name, path in modules.items():
+        here = _package(name)
+        for target in _imports(name, path, modules):
+            there = _package(target)
+            if there != here and here in layer and there in layer and layer[there] > layer[here]:
+                upward.append(f"{name} -> {target}")
+    assert upward == []

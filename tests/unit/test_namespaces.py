@@ -42,7 +42,7 @@ def test_user_names_become_namespaces():
     ("ycsb", "mix", {}),
 ])
 def test_every_binding_puts_its_keyspace_in_the_namespace_and_the_workload_carries_it(monkeypatch, pattern, phase, settings):
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
 
     monkeypatch.setenv(namespace.ENV, "anna")
     described = describe(pattern)

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from labkit.cli import app
 from labkit.errors import ConfigError
-from labkit.patterns import descriptions
+from labkit.catalogue import descriptions
 from labkit.patterns.pattern_sweep import PatternSweep, pattern_slot
 from labkit.widgets import ControlPanel
 

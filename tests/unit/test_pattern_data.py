@@ -3,7 +3,8 @@
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.patterns import describe, index_table
+from labkit.catalogue import describe
+from labkit.patterns import index_table
 from labkit.patterns.fan_out import Network
 from labkit.patterns.fan_out.cassandra import FanOut
 from labkit.patterns.index_table.cassandra import IndexTable

@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.patterns import describe, descriptions
+from labkit.catalogue import describe, descriptions
 from labkit.patterns.description import PROFILES
 from labkit.workloads.ycsb import WORKLOAD as YCSB
 

@@ -120,7 +120,7 @@ def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_an
     from pathlib import Path
 
     from labkit.clusters.slot import ClusterSlot
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.widgets import ControlPanel
     from labkit.widgets.prediction import PredictFirst, PredictionBox
 

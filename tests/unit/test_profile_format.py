@@ -118,7 +118,7 @@ def test_a_missing_file_and_broken_yaml_say_what_to_do(tmp_path):
 
 
 def test_a_profile_file_is_described_like_a_pattern_and_labels_its_rows(tmp_path):
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.patterns.pattern_sweep import PatternSweep
     from labkit.results import SweepPlan
 
@@ -159,7 +159,7 @@ def test_a_template_must_come_from_a_plain_column():
 
 def test_the_panel_offers_a_profiles_designs_as_its_approaches():
     from labkit.clusters.slot import ClusterSlot
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.widgets import ControlPanel
 
     panel = ControlPanel(describe(str(CHAT)), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(str(CHAT)).named_sweep("quick", "mix"))

@@ -88,7 +88,7 @@ def _empty_stats():
 
 
 def test_a_sweep_refuses_a_bad_clients_form_when_it_is_made():
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.patterns.pattern_sweep import PatternSweep
     from labkit.results import SweepPlan
 
@@ -99,7 +99,7 @@ def test_a_sweep_refuses_a_bad_clients_form_when_it_is_made():
 
 def test_an_unreachable_scheduler_is_refused_before_any_cluster_starts(monkeypatch):
     from labkit.clusters.slot import ClusterSlot
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.patterns.pattern_sweep import PatternSweep
     from labkit.results import SweepPlan
     from labkit.runner import remote
@@ -126,7 +126,7 @@ def test_the_cli_says_what_a_clients_value_should_look_like(tmp_path):
 
 def test_the_panel_hands_its_clients_to_the_sweep_whose_auto_processes_become_one_per_worker():
     from labkit.clusters.slot import ClusterSlot
-    from labkit.patterns import describe
+    from labkit.catalogue import describe
     from labkit.widgets import ControlPanel
 
     pattern = describe("index-table")
