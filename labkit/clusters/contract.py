@@ -99,6 +99,18 @@ class CouchbaseConnection(Protocol):
     def bucket(self) -> str: ...
 
 
+class CassandraCluster(Cluster, CassandraConnection, Protocol):
+    """A Cassandra cluster of any provider, as its bindings use it: the contract and the connection view."""
+
+
+class MongoCluster(Cluster, MongoConnection, Protocol):
+    """A MongoDB deployment of any provider, as its bindings use it."""
+
+
+class CouchbaseCluster(Cluster, CouchbaseConnection, Protocol):
+    """A Couchbase cluster of any provider, as its bindings use it."""
+
+
 def server_hosts(cluster: Cluster) -> list[str]:
     """The hosts a client connects to, read from the cluster's engine's connection view (none for a test double
     outside the contract): what a run with client processes on other machines checks they can reach."""

@@ -10,14 +10,17 @@ from __future__ import annotations
 import atexit
 import signal
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .contract import Cluster
 
 _started: list[Any] = []
 _lock = threading.Lock()
 _installed = False
 
 
-def track(cluster: Any) -> None:
+def track(cluster: Cluster) -> None:
     """Stop `cluster` at interpreter exit or SIGTERM unless it is stopped first (`untrack`); detached ones are left."""
     global _installed
     with _lock:
@@ -39,7 +42,7 @@ def track(cluster: Any) -> None:
             _installed = True
 
 
-def untrack(cluster: Any) -> None:
+def untrack(cluster: Cluster) -> None:
     with _lock:
         if cluster in _started:
             _started.remove(cluster)

@@ -9,10 +9,13 @@ the size and shape asked for is used as it is and left running at the end (the p
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .base import ClusterInfo
 from .contract import capabilities_of
+
+if TYPE_CHECKING:
+    from .contract import Cluster
 
 
 class ClusterSlot:
@@ -21,7 +24,7 @@ class ClusterSlot:
     def __init__(self, start: Callable[..., Any], on_change: Callable[[str], None] | None = None, node_cpu: float | None = None):
         self._start = start  # start(nodes, node_cpu=...) -> a started cluster
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
-        self.cluster: Any = None
+        self.cluster: Cluster = None
         self._node_cpu = node_cpu
         self.engine: str | None = None
         """The engine the slot's clusters run (set by `for_engine`; the panel offers that engine's approaches)."""

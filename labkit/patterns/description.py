@@ -28,6 +28,7 @@ CLASSROOM_REPEATS = 3
 
 
 if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
     from .binding import EngineBinding
 
 
@@ -270,7 +271,7 @@ class Pattern:
 
         return EngineBinding.of(self.binding(engine))
 
-    def workload(self, approach: str, cluster: Any, operations: int, *, phase: str | None = None, engine: str | None = None,
+    def workload(self, approach: str, cluster: Cluster, operations: int, *, phase: str | None = None, engine: str | None = None,
                  resources: Mapping[str, Any] | None = None, **settings: Any) -> Any:
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""

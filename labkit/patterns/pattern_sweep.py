@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from ..clusters.base import ClusterInfo
 from ..clusters.contract import server_hosts
@@ -24,6 +24,9 @@ from ..results.sweep import sweep
 from ..runner.remote import check_reachable, check_workers, connected, parse_clients
 from .binding import EngineBinding
 from .description import Pattern
+
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
 
 
 class PatternSweep:
@@ -83,7 +86,7 @@ class PatternSweep:
 
     # ---- what the sweep loop calls ---------------------------------------------------------------
 
-    def workload_for(self, approach: str, cluster: Any) -> Any:
+    def workload_for(self, approach: str, cluster: Cluster) -> Any:
         """A fresh workload for one run of `approach` on the running cluster (the only place sweeps make one)."""
         return self.pattern.workload(approach, cluster, self.plan.operations, phase=self.phase, engine=self.engine,
                                      resources=self.resources, **self.values)

@@ -13,13 +13,16 @@ from __future__ import annotations
 import datetime
 import uuid
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from .cassandra import UNTIMED, DesignWorkload, generator_binds
 from .format import Answer, Profile
 from .generators import ColumnValues
+
+if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
 
 UUID_EPOCH_MS = 12_219_292_800_000
 """Milliseconds from the start of the Gregorian calendar (a version-1 UUID's clock) to the Unix epoch."""
@@ -78,7 +81,7 @@ def ask(workload: DesignWorkload, operation: str, drawn: dict[str, Any]) -> list
         return []
 
 
-def compare_designs(profile: Profile, cluster: Any, *, rows: int | None = None, samples: int = 20) -> list[dict[str, Any]]:
+def compare_designs(profile: Profile, cluster: CassandraCluster, *, rows: int | None = None, samples: int = 20) -> list[dict[str, Any]]:
     """Per operation with a declared answer and per sample: the same values asked of every design, each loaded
     with the same rows (`rows`, default the profile's load, at most 5,000) and the same load operations; whether
     every design returned the same answer, and how many rows each returned."""

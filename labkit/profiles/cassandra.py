@@ -13,13 +13,16 @@ import hashlib
 import itertools
 import json
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..patterns.cassandra_workload import CassandraWorkload
 from .format import Design, Profile, Step
 from .generators import ColumnValues
+
+if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
 
 MARKER_TABLE = "labkit_loaded"
 
@@ -275,7 +278,7 @@ def bound(step: Step, value: str, drawn: dict[str, Any], results: dict[str, list
     return getattr(rows[0], column)
 
 
-def traced_designs(profile: Profile, cluster: Any, samples: int = 3, designs: Any = None) -> list[dict[str, Any]]:
+def traced_designs(profile: Profile, cluster: CassandraCluster, samples: int = 3, designs: Any = None) -> list[dict[str, Any]]:
     """Every design of `profile` (or those named) set up and loaded in the user's namespace on `cluster`, then
     traced: `access_paths` rows labelled with engine, server version, provider and nodes, for a notebook's table."""
     from ..namespace import in_namespace

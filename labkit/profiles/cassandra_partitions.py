@@ -16,12 +16,15 @@ import math
 import random
 import statistics
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..clusters.contract import capabilities_of
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..namespace import namespace_for, namespaced
+
+if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
 
 UNBOUNDED = "history_by_room"
 BUCKETED = "history_by_room_day"
@@ -54,7 +57,7 @@ def time_to_live(day: datetime.date, today: datetime.date, retention_days: int) 
     return (retention_days - age) * 86400 if age < retention_days else 1
 
 
-def largest_partition(cluster: Any, keyspace: str, table: str) -> dict[str, float | None]:
+def largest_partition(cluster: CassandraCluster, keyspace: str, table: str) -> dict[str, float | None]:
     """The largest partition of `table` on any node, as the nodes' own histograms of their SSTables give it
     (`nodetool tablehistograms`, the Max row: bytes and cells, rounded up to the histogram's bucket)."""
     sizes, cells = [], []
@@ -88,7 +91,7 @@ def median_ms(session: Any, statement: Any, params: tuple, repeats: int) -> floa
     return round(statistics.median(times), 2)
 
 
-def partition_growth(cluster: Any, days: int = 30, per_day: int = 200, retention_days: int = 7, page: int = 20,
+def partition_growth(cluster: CassandraCluster, days: int = 30, per_day: int = 200, retention_days: int = 7, page: int = 20,
                      repeats: int = 30) -> list[dict[str, Any]]:
     """One room's `days` of history, `per_day` messages a day kept `retention_days` (a TTL), written into both
     tables; flushed; then per design: the largest partition (server), the newest page and the oldest retained

@@ -12,11 +12,14 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..namespace import in_namespace
 from ..patterns.description import NamedSweep, Pattern, Setting
 from .format import Profile, load_profile, mix_text
+
+if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
 
 PHASE = "mix"
 DESIGN_PREFIX = "design/"
@@ -45,7 +48,7 @@ class ProfilePattern(Pattern):
         self.check_engine(engine)
         profile = self.profile
 
-        def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int = 1) -> Any:
+        def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, replication: int = 1) -> Any:
             from .cassandra import DesignWorkload
 
             return in_namespace(DesignWorkload(cluster.addresses, profile, approach[len(DESIGN_PREFIX):], replication=replication), cluster)

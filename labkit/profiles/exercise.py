@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from .format import Profile, parse_profile
 
 if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
     from ..patterns.exercise import CheckReport
 
 BASE = Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "exercise" / "fleet.yaml"
@@ -47,7 +48,7 @@ def exercise_profile(design_text: str, base: Path = BASE) -> Profile:
     return parse_profile(data, source=f"the {data['name']} profile with your design")
 
 
-def check_exercise(my_design: Callable[[], str], cluster: Any, queries: Mapping[str, int] = QUERIES, operations: int = 400,
+def check_exercise(my_design: Callable[[], str], cluster: CassandraCluster, queries: Mapping[str, int] = QUERIES, operations: int = 400,
                  base: Path = BASE) -> "CheckReport":
     """The exercise's check: the design is a valid one of the application, its mix runs on the cluster without
     an error, and the servers' traces of each listed query show a partition read (at most the allowed number),

@@ -3,9 +3,12 @@ server's own evidence that it did."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LabkitError
+
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
 
 
 class TacticError(LabkitError):
@@ -33,16 +36,16 @@ class Tactic:
     """Seconds after the server confirms the tactic that are not yet its steady state (a new node's JIT
     and caches warming, the driver moving requests): reported as the `settling` window, kept out of `after`."""
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         return None
 
-    def prepare(self, cluster: Any, workload: Any) -> None:
+    def prepare(self, cluster: Cluster, workload: Any) -> None:
         return None
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         raise NotImplementedError
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         raise NotImplementedError
 
     def __repr__(self) -> str:

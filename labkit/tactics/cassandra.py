@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
@@ -18,11 +18,14 @@ from ..patterns.cassandra_workload import CassandraWorkload
 from ..workloads.ycsb.cassandra import YcsbCassandra
 from .base import Tactic, TacticError
 
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
+
 KEYSPACE = "ycsb"  # the tactics run the YCSB workloads (labkit.workloads.ycsb), which live here
 _STATUS_LINE = re.compile(r"^([UD][NLJM])\s+(\S+)\s.*?\s(\d+(?:\.\d+)?)%")
 
 
-def ring(cluster: Any, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]:
+def ring(cluster: Cluster, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]:
     """address -> (state, effective ownership %) as `nodetool status keyspace` on the first live node says."""
     text = cluster.nodetool(cluster.live_nodes()[0].name, "status", keyspace)
     out = {}
@@ -33,7 +36,7 @@ def ring(cluster: Any, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]
     return out
 
 
-def _needs_local(cluster: Any, what: str) -> None:
+def _needs_local(cluster: Cluster, what: str) -> None:
     if not capabilities_of(cluster).admin:
         raise ConfigError(f"{what} needs a cluster labkit started itself (provider local): it runs nodetool on the nodes")
 
@@ -53,12 +56,12 @@ class CreateIndex(Tactic):
     def _names(self, workload: Any) -> tuple[str, str]:
         return workload.table, f"{workload.table}_{self.column}_{self.kind}"
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         if not (isinstance(workload, YcsbCassandra) and workload.indexed):
             raise ConfigError("create-index runs under the query-by-tag workload (YCSB phase index-query, approach baseline/no-index): "
                               "only its table has the tag column the index is made for")
 
-    def prepare(self, cluster: Any, workload: Any) -> None:
+    def prepare(self, cluster: Cluster, workload: Any) -> None:
         """The run starts with no index at all on the table (an earlier run's, of either kind, would answer the queries)."""
         session = workload.session
         rows = session.execute("SELECT index_name FROM system_schema.indexes WHERE keyspace_name = %s AND table_name = %s",
@@ -66,7 +69,7 @@ class CreateIndex(Tactic):
         for r in rows:
             cql.execute_ddl(session, f"DROP INDEX IF EXISTS {workload.keyspace}.{r.index_name}")
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         table, index = self._names(workload)
         using = " USING 'sai'" if self.kind == "sai" else ""
         cql.execute_ddl(workload.session, f"CREATE INDEX IF NOT EXISTS {index} ON {workload.keyspace}.{table} ({self.column}){using}")
@@ -80,7 +83,7 @@ class CreateIndex(Tactic):
                     raise
             time.sleep(0.25)
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """Every node reports the index built (SAI: queryable and not building; 2i: in its built-indexes table)."""
         _table, index = self._names(workload)
         if self.kind == "sai":
@@ -104,15 +107,15 @@ class AddNode(Tactic):
     changes_nodes = 1
     settle_s = 10.0  # measured here: a joined node's first seconds (cold JIT under its budget, the ring changing) queue requests
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         _needs_local(cluster, self.name)
         if not capabilities_of(cluster).membership:
             raise ConfigError("add-node needs a cluster labkit can grow (provider local)")
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         self.added = cluster.add_node().address  # returns once every node sees it Normal with its CQL port ready
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The new node is Up/Normal and owns a share of the keyspace's ranges."""
         state = ring(cluster, workload.keyspace)
         added = getattr(self, "added", None)
@@ -132,19 +135,19 @@ class Decommission(Tactic):
     def __init__(self, which: int | str | None = None):
         self.which = which  # None: the newest node
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         _needs_local(cluster, self.name)
         if len(cluster.live_nodes()) < 2:
             raise ConfigError("decommission needs at least 2 nodes: the last one has nowhere to stream its data")
         if isinstance(workload, CassandraWorkload) and len(cluster.live_nodes()) <= workload.replication:
             raise ConfigError(f"decommission would leave fewer nodes than the keyspace's replication factor ({workload.replication})")
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         node = cluster.node(self.which) if self.which is not None else cluster.nodes[-1]
         self.removed = node.address
         cluster.decommission(node.name)
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The node is gone from the ring and the others own all of the keyspace between them."""
         state = ring(cluster, workload.keyspace)
         if getattr(self, "removed", None) in state:
@@ -163,23 +166,23 @@ class RaiseReplication(Tactic):
         self.to = to
         self.title = f"raise the replication factor to {to} (and repair)"
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         _needs_local(cluster, self.name)
         if len(cluster.live_nodes()) < self.to:
             raise ConfigError(f"replication factor {self.to} needs at least {self.to} nodes; this cluster has {len(cluster.live_nodes())}")
         if not isinstance(workload, CassandraWorkload) or workload.replication >= self.to:
             raise ConfigError(f"raise-replication starts from a keyspace with fewer replicas than {self.to}: run the workload with replication=1")
 
-    def prepare(self, cluster: Any, workload: Any) -> None:
+    def prepare(self, cluster: Cluster, workload: Any) -> None:
         workload.cleanup()  # the keyspace is made afresh at the workload's replication factor, so no old replica hides the repair
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         self.began = time.time()
         cql.execute_ddl(workload.session, f"ALTER KEYSPACE {workload.keyspace} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': {self.to}}}")
         for node in cluster.live_nodes():  # each node repairs its primary ranges: together, every range once
             cluster.nodetool(node.name, "repair", "-full", "-pr", workload.keyspace, timeout=900)
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """Every node's schema says the new factor, and the repair history has successful repairs of the
         table since the change began."""
         rows = cql.per_node(workload.session, "SELECT replication FROM system_schema.keyspaces WHERE keyspace_name = %s", (workload.keyspace,))
@@ -208,16 +211,16 @@ class SetNodeCpu(Tactic):
         self.cores = budgets.checked(cores)
         self.title = f"set each node's CPU budget to {self.cores:g} core(s)"
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         if not capabilities_of(cluster).budgets:
             raise ConfigError("node-cpu needs nodes labkit budgets itself (provider local)")
         if cluster.node_cpu is None:
             raise ConfigError("node-cpu changes a budget: start the cluster with node_cpu=... (nodes without one already use every core)")
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         cluster.set_node_cpu(self.cores)
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """Every live node's control group carries the new quota."""
         seen = {}
         for node in cluster.live_nodes():
@@ -243,14 +246,14 @@ class ChangeConsistency(Tactic):
         self.level = level
         self.title = f"switch the client to consistency {level}"
 
-    def check(self, cluster: Any, workload: Any) -> None:
+    def check(self, cluster: Cluster, workload: Any) -> None:
         if not isinstance(workload, CassandraWorkload):
             raise ConfigError("consistency needs a workload whose statements can change level (the Cassandra workloads)")
 
-    def apply(self, cluster: Any, workload: Any) -> None:
+    def apply(self, cluster: Cluster, workload: Any) -> None:
         workload.set_consistency(self.level)
 
-    def evidence(self, cluster: Any, workload: Any) -> dict[str, Any]:
+    def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The workload's statements are at the new level, and a traced read at it touches the nodes it should."""
         levels = {s.consistency_level for s in workload.prepared().values()}
         wanted = getattr(ConsistencyLevel, self.level)

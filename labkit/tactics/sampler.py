@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from ..clusters.contract import capabilities_of
 from ..clusters.local.node_cpu import cpu_seconds
 
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
+
 
 class CpuSampler:
     """A daemon thread noting, about once a second, the machine's busy share and each node's cores used."""
 
-    def __init__(self, cluster: Any, interval_s: float = 1.0):
+    def __init__(self, cluster: Cluster, interval_s: float = 1.0):
         self.cluster = cluster
         self.interval_s = interval_s
         self.samples: list[dict[str, Any]] = []  # {"t": monotonic, "machine_busy": 0..1, "nodes": {name: cores}}

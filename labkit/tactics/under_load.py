@@ -10,7 +10,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigError
 from ..runner import run
@@ -20,6 +20,9 @@ from ..runner.unmeasured import budgets_lifted, verified
 from ..runner.workload import hooks
 from .base import Tactic
 from .sampler import CpuSampler
+
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
 
 WINDOWS = ("before", "during", "settling", "after")
 
@@ -168,13 +171,13 @@ class TacticRun:
         return row
 
 
-def _labels(cluster: Any, when: str) -> dict[str, Any]:
+def _labels(cluster: Cluster, when: str) -> dict[str, Any]:
     info = cluster.info()
     return {f"nodes_{when}": info.nodes, f"node_cpu_{when}": info.node_cpu}
 
 
 def run_under_load(
-    cluster: Any,
+    cluster: Cluster,
     workload: Any,
     tactic: Tactic,
     *,

@@ -3,9 +3,12 @@ effect is measured on workloads students already met in notebook 05."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from ..clusters.contract import CassandraCluster
 
 KINDS = {
     "read-heavy": ("mix", "baseline/b", "95% reads, 5% updates (YCSB B)"),
@@ -22,7 +25,7 @@ def check_kind(kind: str) -> None:
         raise ConfigError(f"unknown workload kind {kind!r}; use one of: {', '.join(KINDS)}")
 
 
-def workload_for(kind: str, cluster: Any, *, records: int = 2000, replication: int = 1, consistency: str = "ONE", tags: int = 100,
+def workload_for(kind: str, cluster: CassandraCluster, *, records: int = 2000, replication: int = 1, consistency: str = "ONE", tags: int = 100,
                  fields: int = 10, field_length: int = 100) -> Any:
     """A Cassandra YCSB workload of `kind` on `cluster`'s nodes (records of fields x field_length characters), made
     by the same factory every sweep uses (the ycsb description's `workload`: its settings checked, the rest defaulted)."""

@@ -15,6 +15,7 @@ from ...clusters.local.cassandra import LocalCassandraCluster
 from ...errors import ConfigError
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ...patterns.exercise import CheckReport
 
 NODES = 3
@@ -65,7 +66,7 @@ def read_choices(my_choices: Callable[[], Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def check_exercise(my_choices: Callable[[], Any], cluster: Any, rows: int = ROWS) -> "CheckReport":
+def check_exercise(my_choices: Callable[[], Any], cluster: CassandraCluster, rows: int = ROWS) -> "CheckReport":
     """The exercise's check: each application's keyspace made with the student's replication factor (read back
     from the servers' schema); for the cart, a read overlaps every acknowledged write (the replicas a write and
     a read wait for add up to more than the copies, and a traced read shows its replicas); then node 3 is

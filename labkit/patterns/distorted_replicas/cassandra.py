@@ -35,6 +35,7 @@ from .cassandra_tables import by_author_row, by_author_table, columns, insert_by
 from .core import APPROACHES, FIELDS, GROUP_NAMES, GROUPS, NAME, PHASES, REVISED_FIELD, Corpus, group_state, groups_for, revised, values
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ...datasets.bibliography import Publication
 
 KEYSPACE = "distorted_replicas"  # read, update and by-author: loaded once, changed only by updates that are undone by nothing
@@ -480,7 +481,7 @@ def _size(value: Any) -> int:
     return 4 if isinstance(value, int) else len(str(value).encode())
 
 
-def storage_cost(cluster: Any, keyspace: str | None = None) -> list[dict[str, Any]]:
+def storage_cost(cluster: CassandraCluster, keyspace: str | None = None) -> list[dict[str, Any]]:
     """Each shape's tables on disk, from the servers (flushed first; `nodetool tablestats`, live space over
     every node): what keeping a replica in another shape costs. Local clusters only. `keyspace`: default,
     this user's (the read phases' keyspace in the user's namespace)."""
@@ -506,7 +507,7 @@ def storage_cost(cluster: Any, keyspace: str | None = None) -> list[dict[str, An
     return [{"table": t, "shape": shape, "partitions (estimate)": partitions[t], "bytes on disk": live[t]} for t, shape in shapes.items()]
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, publications: int, groups: int = 1,
+def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, publications: int, groups: int = 1,
              replication: int = 1, bits_per_key: int = 10) -> Any:
     """The workload of one run (the route phase's lives in `cassandra_routing`)."""
     if phase == "route":

@@ -20,6 +20,7 @@ from ...datasets.bibliography import Publication
 from .core import FIELDS, GROUP_NAMES, Corpus, values
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ..exercise import CheckReport
 
 __all__ = ["BatchStatement", "BatchType", "DistortedReplicasExercise", "FIELDS", "GROUP_NAMES", "check_exercise", "row_of", "values"]
@@ -99,7 +100,7 @@ class DistortedReplicasExercise(StudentTables, _Binding):
         return Verification(not problems, checks, problems)
 
 
-def check_exercise(workload_class: type[DistortedReplicas], cluster: Any, publications: int = 300, operations: int = 200) -> "CheckReport":
+def check_exercise(workload_class: type[DistortedReplicas], cluster: CassandraCluster, publications: int = 300, operations: int = 200) -> "CheckReport":
     """The exercise's check: the student's own design and code (not the library's), run for real (150 published,
     50 withdrawn with 2 threads, the aggregate and its parts compared, every author's listing compared), then
     their access paths: publish and withdraw are one logged batch each holding every shape's write, the

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassandra.query import PreparedStatement
 
@@ -15,6 +15,9 @@ from ...namespace import in_namespace
 from ...runner import Transaction
 from ..cassandra_workload import CassandraWorkload
 from .core import PAGE_SIZE, CommentStore, list_newest_first, list_page, store_workload
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "enumerable_keys"
 
@@ -45,7 +48,7 @@ class CassandraComments(CassandraWorkload, CommentStore):
         self.replication = replication
 
     @classmethod
-    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "CassandraComments":
+    def for_cluster(cls, cluster: CassandraCluster, approach: str, phase: str, **options: Any) -> "CassandraComments":
         return in_namespace(cls(cluster.addresses, approach, phase, **options), cluster)
 
     def statement_texts(self) -> dict[str, str | None]:

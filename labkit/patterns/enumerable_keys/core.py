@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction, Verification
 from .. import check_choice
+
+if TYPE_CHECKING:
+    from ...clusters.contract import Cluster
 
 NAME = "enumerable-keys"
 APPROACHES = ("naive", "pattern")
@@ -300,14 +303,14 @@ def store_workload(store: type[CommentStore]) -> Callable[..., CommentStore]:
     """An engine binding's `workload(approach, phase, cluster, operations, **settings)` for its store:
     the paginate phase preloads `comments` and deletes every `delete_every`-th."""
 
-    def workload(approach: str, phase: str, cluster: Any, operations: int, comments: int = 0, delete_every: int = 0) -> CommentStore:
+    def workload(approach: str, phase: str, cluster: Cluster, operations: int, comments: int = 0, delete_every: int = 0) -> CommentStore:
         paginate = phase == "paginate"
         return store.for_cluster(cluster, approach, phase, comments=comments if paginate else 0, delete_every=delete_every if paginate else 0)
 
     return workload
 
 
-def volume_runs(cluster: Any, approach: str, runs: int, per_run: int) -> Iterator[tuple[int, Any, CommentStore]]:
+def volume_runs(cluster: Cluster, approach: str, runs: int, per_run: int) -> Iterator[tuple[int, Any, CommentStore]]:
     """The data-volume test: empty the post once, then `runs` runs of `per_run` comments from one
     thread that never empty it. Yields (run number, RunResult, the run's store, still connected)."""
     from ...runner import run

@@ -4,11 +4,14 @@ plus one document per comment, paged with `get_multi` of ten known keys (pattern
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...engines.couchbase import ClusterPerProcess
 from ...runner import Transaction
 from .core import CommentStore, list_newest_first, list_page, page_of_numbers, store_workload
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CouchbaseCluster
 
 
 class CouchbaseComments(ClusterPerProcess, CommentStore):
@@ -22,7 +25,7 @@ class CouchbaseComments(ClusterPerProcess, CommentStore):
         self.bucket = bucket
 
     @classmethod
-    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "CouchbaseComments":
+    def for_cluster(cls, cluster: CouchbaseCluster, approach: str, phase: str, **options: Any) -> "CouchbaseComments":
         return cls(cluster.cluster, cluster.bucket, approach, phase, **options)
 
     @property

@@ -3,13 +3,16 @@ document per comment, paged by `_id $in` of known keys (pattern)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections
 from ...runner import Transaction
 from ...namespace import Namespaced, in_namespace
 from .core import PAGE_SIZE, CommentStore, list_newest_first, page_of_numbers, store_workload
+
+if TYPE_CHECKING:
+    from ...clusters.contract import MongoCluster
 
 DATABASE = "enumerable_keys"
 SHARD_KEYS = {"posts": "_id", "comments": "_id"}  # hashed: a post's comments spread over every shard
@@ -27,7 +30,7 @@ class MongoComments(Namespaced, ClientPerProcess, CommentStore):
         self.uri = uri
 
     @classmethod
-    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> "MongoComments":
+    def for_cluster(cls, cluster: MongoCluster, approach: str, phase: str, **options: Any) -> "MongoComments":
         return in_namespace(cls(cluster.uri, approach, phase, **options), cluster)
 
     def connected(self, client: Any) -> None:

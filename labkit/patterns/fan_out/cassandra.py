@@ -11,7 +11,7 @@ Two phases, as in the source's test: `post` (each transaction saves one activity
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cassandra import ConsistencyLevel
 from cassandra.query import PreparedStatement
@@ -23,6 +23,9 @@ from ...namespace import in_namespace
 from ...runner import Transaction, Verification, WorkerLock
 from ..cassandra_workload import CassandraWorkload
 from .core import APPROACHES, NAME, PHASES, Network
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "fan_out"
 
@@ -311,7 +314,7 @@ def trace_page(workload: FanOut, reader: int = 0) -> cql.TraceTotals:
     return cql.summarise([cql.trace(s, st.friend_page, (f, 2**62)) for f in followed])
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, users: int, follows: int, posts: int, replication: int) -> FanOut:
+def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, users: int, follows: int, posts: int, replication: int) -> FanOut:
     """The workload of one run: the post phase saves the first `operations` activities of the
     schedule (at most users x posts), the paginate phase reads `operations` pages."""
     network = Network(users=users, follows=follows, posts=posts)

@@ -15,6 +15,7 @@ from .cassandra import FanOut, ReaderState, schema
 from .core import Network
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ..exercise import CheckReport
 
 __all__ = ["FanOutExercise", "ReaderState", "check_exercise"]
@@ -86,7 +87,7 @@ class FanOutExercise(StudentTables, _Binding):
         return Verification(not problems, checks, problems)
 
 
-def check_exercise(workload_class: type[FanOut], cluster: Any, network: Network | None = None, readers: int = 5) -> "CheckReport":
+def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, network: Network | None = None, readers: int = 5) -> "CheckReport":
     """The exercise's check: the student's own post() and feed page (not the library's), run for real (every
     activity posted, 100 pages, whole feeds compared with the network's), and their access paths: a post
     writes the activity and one row per follower into the student's feed table(s); a page is one read of one

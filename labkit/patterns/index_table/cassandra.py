@@ -11,7 +11,7 @@ Each approach has its own tables, so an index never slows down another approach'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cassandra import ConsistencyLevel
 from cassandra.concurrent import execute_concurrent_with_args
@@ -24,6 +24,9 @@ from ...namespace import in_namespace
 from ...runner import Transaction, Verification
 from ..cassandra_workload import CassandraWorkload
 from .core import ENGINE_APPROACHES, NAME, PHASES, UserPhases, email_of, found_user, id_of, judge, sample_numbers, user_row
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
 
 APPROACHES = ENGINE_APPROACHES["cassandra"]
 
@@ -201,7 +204,7 @@ def trace_login(workload: IndexTable, n: int = 0) -> cql.TraceTotals:
     return cql.summarise([first, second])
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int, users: int = 0) -> IndexTable:
+def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, replication: int, users: int = 0) -> IndexTable:
     """The workload of one run: the register phase registers `operations` users, the login phase
     logs in among `users` loaded ones."""
     return in_namespace(IndexTable(cluster.addresses, approach, phase, users=operations if phase == "register" else users, replication=replication), cluster)

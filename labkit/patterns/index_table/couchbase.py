@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ...engines.couchbase import ClusterPerProcess
 from ...errors import NotAvailableError
 from ...runner import Transaction
 from .core import User, email_of, id_of, number_of
 from .documents import UserDirectory
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CouchbaseCluster
 
 PREFIX = "index-table"
 INDEX = "index_table_users_email"
@@ -217,7 +220,7 @@ def profile_login(workload: CouchbaseUsers, n: int = 0) -> dict[str, Any]:
     }
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int = 1, users: int = 0) -> CouchbaseUsers:
+def workload(approach: str, phase: str, cluster: CouchbaseCluster, operations: int, replication: int = 1, users: int = 0) -> CouchbaseUsers:
     """The workload of one run: the register phase registers `operations` users, the login phase logs in
     among `users` loaded ones."""
     return CouchbaseUsers(cluster.cluster, cluster.bucket, approach, phase, users=operations if phase == "register" else users, replication=replication,

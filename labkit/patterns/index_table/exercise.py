@@ -17,6 +17,7 @@ from .cassandra import IndexTable, schema, tables
 from .core import email_of, id_of, judge, user_row
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ..exercise import CheckReport
 
 __all__ = ["IndexTableExercise", "check_exercise", "email_of", "id_of", "user_row"]
@@ -87,7 +88,7 @@ class IndexTableExercise(StudentTables, _Binding):
         return Verification(ok=not problems, checks=checks, problems=problems)
 
 
-def check_exercise(workload_class: type[IndexTable], cluster: Any, users: int = 200) -> "CheckReport":
+def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, users: int = 200) -> "CheckReport":
     """The exercise's check: the student's own tables, register() and login() (not the library's), run for real
     (`users` users registered, then each logged in, verify() on both), and their access paths: a registration
     writes the user row and one row into each of the student's tables; a login reads at most two partitions,

@@ -13,7 +13,7 @@ On a replica set or a single server the collections are not sharded and both app
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections, shards_asked
@@ -21,6 +21,9 @@ from ...runner import Transaction
 from ...namespace import Namespaced, in_namespace
 from .core import User, email_of, id_of, number_of
 from .documents import UserDirectory
+
+if TYPE_CHECKING:
+    from ...clusters.contract import MongoCluster
 
 DATABASE = "index_table"
 LOOKUP = "users_by_email"
@@ -142,7 +145,7 @@ def explain_login(workload: MongoUsers, n: int = 0) -> dict[str, int | None]:
     }
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, replication: int = 1, users: int = 0) -> MongoUsers:
+def workload(approach: str, phase: str, cluster: MongoCluster, operations: int, replication: int = 1, users: int = 0) -> MongoUsers:
     """The workload of one run: the register phase registers `operations` users, the login phase logs in
     among `users` loaded ones."""
     return in_namespace(MongoUsers(cluster.uri, approach, phase, users=operations if phase == "register" else users, replication=replication), cluster)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
@@ -35,6 +35,9 @@ from ...faults.links import IptablesLinks, partition_kind
 from ...namespace import Namespaced, in_namespace, namespaced
 from ...runner import Transaction
 from .core import REGIONS, TwoRegionRegistration
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "uuid_key"
 HOME_KEYSPACE = "uuid_key_home"  # the availability test's counter: replicated in dc1 only
@@ -206,7 +209,7 @@ WAN_PROXY_PORT = 19142
 
 
 def workload(
-    approach: str, phase: str, cluster: Any, operations: int, one_way_ms: int = 70, replication: int = 1, toxiproxy: Any = None
+    approach: str, phase: str, cluster: CassandraCluster, operations: int, one_way_ms: int = 70, replication: int = 1, toxiproxy: Any = None
 ) -> UuidKey:
     """The workload of one run: `operations` registrations, half per region. The availability test sets
     Ireland's link to dc1 to `one_way_ms` each way on `toxiproxy`; the partition test cuts dc1 | dc2 in
@@ -245,7 +248,7 @@ def sweep_resources(phase: str, _settings: Any = None) -> Iterator[dict[str, Any
         yield {"toxiproxy": toxiproxy}
 
 
-def availability_test(cluster: Any, approach: str, users: int, threads: int, toxiproxy: Any, one_way_ms: float = 70, **run_options: Any):
+def availability_test(cluster: CassandraCluster, approach: str, users: int, threads: int, toxiproxy: Any, one_way_ms: float = 70, **run_options: Any):
     """No partition: the counter lives in dc1, Ireland reaches it through a link with `one_way_ms` each
     way. Returns (workload, RunResult); the caller closes the workload."""
     from ...runner import run
@@ -254,7 +257,7 @@ def availability_test(cluster: Any, approach: str, users: int, threads: int, tox
     return registration, run(registration, threads=threads, operations=2 * users, **run_options)
 
 
-def partition_test(cluster: Any, approach: str, users: int, threads: int, **run_options: Any):
+def partition_test(cluster: CassandraCluster, approach: str, users: int, threads: int, **run_options: Any):
     """Cut dc1 from dc2, let each region register `users` users, heal, repair, then verify.
     Returns (workload, RunResult); the caller closes the workload (which heals, should the run stop early)."""
     from ...runner import run
@@ -263,7 +266,7 @@ def partition_test(cluster: Any, approach: str, users: int, threads: int, **run_
     return registration, run(registration, threads=threads, operations=2 * users, **run_options)
 
 
-def converge(cluster: Any, keyspace: str = KEYSPACE, timeout: float = 120) -> None:
+def converge(cluster: CassandraCluster, keyspace: str = KEYSPACE, timeout: float = 120) -> None:
     """After a heal: wait until the datacenters see each other again, then run a full repair so every
     replica holds every surviving record (hints alone may still be on their way)."""
     from ...errors import LabkitError
@@ -283,7 +286,7 @@ PAXOS_WORDS = ("paxos", "ballot", "proposal", "promis", "cas precondition")
 """What the servers call the steps of a lightweight transaction in their trace events (Cassandra's own wording)."""
 
 
-def trace_counter_claim(cluster: Any, toxiproxy: Any, region: str = "ireland", one_way_ms: float = 70) -> list[dict[str, Any]]:
+def trace_counter_claim(cluster: CassandraCluster, toxiproxy: Any, region: str = "ireland", one_way_ms: float = 70) -> list[dict[str, Any]]:
     """One naive key claim from `region`, traced: the SERIAL read of the counter and its compare-and-set, each with
     the node that coordinated it (and its datacenter), every node that recorded an event, and the events that
     name a Paxos step, in the servers' own words. The servers' evidence for "a counter is a Paxos round"."""

@@ -23,11 +23,14 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import LabkitError, NotAvailableError
 from ...runner import Transaction
 from .core import REGIONS, TwoRegionRegistration
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CouchbaseCluster
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class CouchbaseRegions:
     password: str
     bucket: str
     server_version: str = "?"
-    cluster: Any = None  # the compose deployment labkit started for them, if it did
+    cluster: CouchbaseCluster = None  # the compose deployment labkit started for them, if it did
 
     def stop(self) -> None:
         if self.cluster is not None:

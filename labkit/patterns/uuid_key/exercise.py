@@ -13,6 +13,7 @@ from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY_PORT, UuidKey, converge
 from .core import REGIONS
 
 if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
     from ..exercise import CheckReport
 
 __all__ = ["UuidKeyExercise", "check_exercise"]
@@ -55,7 +56,7 @@ class UuidKeyExercise(_Binding):
             self.counter_session(region)
 
 
-def check_exercise(workload_class: type[UuidKey], cluster: Any, users: int = 30, threads: int = 4) -> "CheckReport":
+def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, users: int = 30, threads: int = 4) -> "CheckReport":
     """The exercise's check: the student's own next_key() and new_key() (not the library's). The counter must
     hand out every key exactly once across both regions, and from the database: the server's counter must
     have moved by exactly the keys handed out, and each key costs a counter read and a compare-and-set (a

@@ -9,7 +9,7 @@ a legacy secondary index and a storage-attached index (SAI) on it."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
@@ -22,6 +22,9 @@ from ...namespace import in_namespace, namespace_for, namespaced
 from ...patterns.cassandra_workload import CassandraWorkload
 from ...runner import Transaction
 from .core import YcsbRun
+
+if TYPE_CHECKING:
+    from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "ycsb"
 TABLE = "usertable"
@@ -201,7 +204,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         return state
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, fields: int, field_length: int, insert_order: str,
+def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, records: int, fields: int, field_length: int, insert_order: str,
              consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
              chunk_cache_mb: int | None = None) -> YcsbCassandra:
     """The mix phases read max_scan and distribution, the index phases tags, the cache phase chunk_cache_mb."""
@@ -248,7 +251,7 @@ def sstables_read(activities: list[tuple[str, str]]) -> int | None:
     return len(consulted) if consulted else (max(merged) if merged else None)
 
 
-def sstables_per_read(cluster: Any, flushes: int = 3) -> list[dict[str, Any]]:
+def sstables_per_read(cluster: CassandraCluster, flushes: int = 3) -> list[dict[str, Any]]:
     """The servers' evidence that a read merges every SSTable holding a piece of its row: one record of a table of
     its own (replication 1) written one field per flush, `flushes` times, so its pieces sit in that many SSTables;
     after each flush a traced read says how many SSTables it consulted (`sstables_read`), and the node's own

@@ -12,7 +12,7 @@ MongoDB the lab's stand-in serves these calls: rows then say so, and only the me
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...engines.mongodb import ClientPerProcess
 from ...engines.mongodb_sharding import shard_collections
@@ -20,6 +20,9 @@ from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction
 from ...namespace import Namespaced, in_namespace
 from .core import YcsbRun
+
+if TYPE_CHECKING:
+    from ...clusters.contract import MongoCluster
 
 DATABASE = "ycsb"
 COLLECTION = "usertable"
@@ -111,7 +114,7 @@ class YcsbMongo(Namespaced, ClientPerProcess, YcsbRun, BaseWorkload):
         self.collection.database.client.drop_database(self.database)
 
 
-def workload(approach: str, phase: str, cluster: Any, operations: int, records: int, fields: int, field_length: int, insert_order: str,
+def workload(approach: str, phase: str, cluster: MongoCluster, operations: int, records: int, fields: int, field_length: int, insert_order: str,
              consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
              chunk_cache_mb: int | None = None) -> YcsbMongo:
     """consistency and replication are Cassandra's settings: MongoDB runs with its default read and write concern."""
