@@ -301,17 +301,21 @@ def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters):
 # ---- Enumerable Keys (MongoDB stand-in) ----------------------------------------------------------
 
 
-class CommentsByPostQuery(ek.MongoCommentsExercise):
-    """Comments as their own documents, but a page is a query of the comments by post, sorted: the anti-pattern."""
-
-    def key(self, n):
-        return f"{self.post}/{n}"
+class CommentsNumberedByTheCounter(ek.MongoCommentsExercise):
+    """The pattern's add(): the post's counter hands out the number, the comment is stored under key(number)."""
 
     def add(self, tx, text):
         before = tx.call("increment_counter", self.db.posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
                          return_document=ek.ReturnDocument.BEFORE)
         n = before["count"] + 1
         tx.call("insert_comment", self.db.comments.insert_one, {"_id": self.key(n), "post": self.post, "n": n, "text": text})
+
+
+class CommentsByPostQuery(CommentsNumberedByTheCounter):
+    """Comments as their own documents, but a page is a query of the comments by post, sorted: the anti-pattern."""
+
+    def key(self, n):
+        return f"{self.post}/{n}"
 
     def read_page(self, tx, cursor):
         skip = cursor or 0
@@ -324,17 +328,11 @@ def test_enumerable_keys_refuses_a_page_queried_by_post():
         failed_at(ek.check_exercise(CommentsByPostQuery, server, comments=40), "bulk get of computed keys", "query of the comments by post")
 
 
-class CommentsKeyedByNumberOnly(ek.MongoCommentsExercise):
+class CommentsKeyedByNumberOnly(CommentsNumberedByTheCounter):
     """Half right: the pattern's paths, but a key made of the number alone, which every post's comment n shares."""
 
     def key(self, n):
         return n
-
-    def add(self, tx, text):
-        before = tx.call("increment_counter", self.db.posts.find_one_and_update, {"_id": self.post}, {"$inc": {"count": 1}},
-                         return_document=ek.ReturnDocument.BEFORE)
-        n = before["count"] + 1
-        tx.call("insert_comment", self.db.comments.insert_one, {"_id": self.key(n), "post": self.post, "n": n, "text": text})
 
     def read_page(self, tx, cursor):
         top = cursor if cursor is not None else self.db.posts.find_one({"_id": self.post})["count"]
