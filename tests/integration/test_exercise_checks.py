@@ -121,6 +121,25 @@ def test_index_table_accepts_another_design_that_reads_by_key(one_node):
     assert report.passed and report.score() == 10, report
 
 
+def test_a_check_in_a_namespace_keeps_to_its_own_keyspace(one_node, monkeypatch):
+    """On a course's shared cluster every student checks in their own namespace: the check makes its workloads
+    there (and drops only its own tables there), so one student's check never touches another's."""
+    from labkit.engines import cassandra as cql
+    from labkit.namespace import ENV
+    from labkit.patterns.index_table.cassandra import KEYSPACE
+
+    monkeypatch.setenv(ENV, "checker")
+    report = index_table.check_exercise(IndexTableCopy, one_node, users=20)
+    assert report.passed and report.score() == 10, report
+    session = cql.connect(one_node.addresses)
+    try:
+        tables = {(r.keyspace_name, r.table_name) for r in session.execute("SELECT keyspace_name, table_name FROM system_schema.tables")}
+        assert ("checker_" + KEYSPACE, "user_by_email") in tables
+        session.execute(f"DROP KEYSPACE IF EXISTS checker_{KEYSPACE}", timeout=120)
+    finally:
+        session.cluster.shutdown()
+
+
 # ---- Fan-out on Write ----------------------------------------------------------------------------
 
 

@@ -83,3 +83,28 @@ def test_a_step_that_raises_fails_with_a_sentence_not_a_traceback():
         raise KeyError("count")
 
     assert check_all("t", [broken]).steps == [("broken", False, "KeyError: 'count'")]
+
+
+def test_a_refused_read_keeps_the_statements_it_sent_for_the_path_criterion():
+    """A read the servers refuse (an index still building) is graded on its path first: the statements it sent are
+    kept, the error comes back beside them, and an unwritten method still raises."""
+    from labkit.patterns.exercise_paths import RecordingSession, failed_call, recorded_call
+
+    class Refusing:
+        def execute(self, statement, *args, **kwargs):
+            raise RuntimeError("Error from server: code=1300 [Replica(s) failed to execute read]\n received 0 responses")
+
+    recorder = RecordingSession(Refusing())
+
+    def login(n):
+        return recorder.execute("SELECT id FROM ks.users_pattern WHERE email = %s", (f"user{n}",))
+
+    found, done, error = recorded_call(recorder, login, 3)
+    assert found is None and [(s.verb, s.table, s.where) for s in done] == [("SELECT", "users_pattern", ("email",))]
+    assert failed_call("login(3)", error) == "login(3) raised RuntimeError: Error from server: code=1300 [Replica(s) failed to execute read] received 0 responses"
+
+    def unwritten(n):
+        raise NotImplementedError("login() is not written yet")
+
+    with pytest.raises(NotImplementedError):
+        recorded_call(recorder, unwritten, 3)

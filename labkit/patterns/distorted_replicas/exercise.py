@@ -12,6 +12,7 @@ from cassandra.query import BatchStatement, BatchType
 
 from ...engines import cassandra as cql
 from ...runner import Transaction, Verification
+from ...namespace import in_namespace
 from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, own_design, partition_keys
 from .cassandra import DistortedReplicas as _Binding
 from .cassandra import VERTICAL, DistortedReplicas, schema
@@ -108,10 +109,10 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: CassandraCl
     an author's page is one read of one partition of the student's table, naming its whole partition key as
     the servers' schema holds it (never an index or a filtering scan of the aggregate)."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import listing, recording
+    from ..exercise_paths import failed_call, listing, recorded_call, recording
 
     def workload() -> DistortedReplicasExercise:
-        return workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations)
+        return in_namespace(workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations), cluster)
 
     def own(report: CheckReport) -> bool:
         return own_design(report, workload_class, ("publish", "withdraw", "author_tables", "publications_of"), workload)
@@ -158,14 +159,17 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: CassandraCl
             indexed = indexed_tables(w.session, w.keyspace)
             recorder = recording(w)
             for author in sorted(Corpus.by_author(w.corpus.loaded))[:3]:
-                w.publications_of(a_transaction(), author)
-                done = recorder.take()
+                _, done, error = recorded_call(recorder, w.publications_of, a_transaction(), author)
+                if error is not None and not done:
+                    return report.add(step, False, failed_call(f"publications_of({author!r})", error))
                 if len(done) != 1 or done[0].table not in mine or not by_partition_key(done[0], keys) or done[0].table in indexed:
                     hint = "the aggregate is keyed by publication, so finding an author there scans or uses an index: " if any(
                         s.table in GIVEN_TABLES for s in done) else ""
                     return report.add(step, False, f"publications_of({author!r}) ran {listing(done)}: {hint}an author's page reads one "
                                                    f"partition of your table, naming its whole partition key "
                                                    f"({', '.join(f'{t}: {keys.get(t)}' for t in sorted(mine))}), once")
+                if error is not None:
+                    return report.add(step, False, failed_call(f"publications_of({author!r}) ran {listing(done)} and", error))
         except NotImplementedError as exc:
             return report.add(step, False, not_written(str(exc)))
         finally:

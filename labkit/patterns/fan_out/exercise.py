@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
+from ...namespace import in_namespace
 from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, own_design, partition_keys
 from .cassandra import FanOut as _Binding
 from .cassandra import FanOut, ReaderState, schema
@@ -94,19 +95,19 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
     partition of a feed table, naming its whole partition key as the servers' schema holds it, never the
     activities of the users followed (that is fan-out on read)."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import listing, recording
+    from ..exercise_paths import failed_call, listing, recorded_call, recording
 
     network = network or Network(users=30, follows=12, posts=5)
 
     def own(report: CheckReport) -> bool:
-        return own_design(report, workload_class, ("post", "read_page_pattern", "feed_tables"), lambda: workload_class(cluster.addresses, "pattern", "post", network))
+        return own_design(report, workload_class, ("post", "read_page_pattern", "feed_tables"), lambda: in_namespace(workload_class(cluster.addresses, "pattern", "post", network), cluster))
 
     def post(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "post", network)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "post", network), cluster)
         return run_step(report, "post every activity and copy it to each follower's feed", workload, network.activities)
 
     def post_path(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "post", network)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "post", network), cluster)
         step = "a post writes the activity, reads the followers, and writes one row per follower into your feed table"
         try:
             workload.setup()
@@ -128,7 +129,7 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
         return report.add(step, True, "checked 3 posts")
 
     def paginate(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "paginate", network)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "paginate", network), cluster)
         if not run_step(report, "read 100 feed pages", workload, 100):
             return False
         try:
@@ -149,7 +150,7 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
         return report.add(f"page through {readers} readers' whole feeds", True, "newest first, every activity once")
 
     def page_path(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "paginate", network)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "paginate", network), cluster)
         step = "a page is one read of one partition of your feed table, by its partition key"
         try:
             workload.setup()
@@ -160,13 +161,16 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
             recorder = recording(workload)
             state = ReaderState()
             for page in range(3):
-                workload.read_page_pattern(a_transaction(), 0, state)
-                done = recorder.take()
+                _, done, error = recorded_call(recorder, workload.read_page_pattern, a_transaction(), 0, state)
+                if error is not None and not done:
+                    return report.add(step, False, failed_call(f"page {page + 1}", error))
                 elsewhere = [s for s in done if s.table not in feeds or not by_partition_key(s, keys) or s.table in indexed]
                 if elsewhere:
                     hint = ("reading the followed users' activities is fan-out on read: " if any(s.table == "activity" for s in elsewhere) else "")
                     return report.add(step, False, f"page {page + 1} ran {listing(done)}: {hint}a page reads one partition of your feed table, "
                                                    f"naming its whole partition key ({', '.join(f'{t}: {keys.get(t)}' for t in feeds)}), and nothing else")
+                if error is not None:
+                    return report.add(step, False, failed_call(f"page {page + 1} ran {listing(done)} and", error))
                 if len(done) != 1 and not (len(done) == 2 and state.feed_cursor is not None):  # two: the feed ran out and starts again
                     return report.add(step, False, f"page {page + 1} ran {len(done)} queries ({listing(done)}); one is enough")
         except NotImplementedError as exc:

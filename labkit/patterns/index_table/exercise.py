@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
+from ...namespace import in_namespace
 from ..exercise_tables import StudentTables, by_partition_key, indexed_tables, own_design, partition_keys
 from .cassandra import IndexTable as _Binding
 from .cassandra import IndexTable, schema, tables
@@ -94,16 +95,16 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
     writes the user row and one row into each of the student's tables; a login reads at most two partitions,
     each by its table's whole partition key (from the servers' schema), never a filtering scan or an index."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import listing, recording
+    from ..exercise_paths import failed_call, listing, recorded_call, recording
 
     def own(report: CheckReport) -> bool:
-        return own_design(report, workload_class, ("register", "login", "lookup_tables"), lambda: workload_class(cluster.addresses, "pattern", "register", users=users))
+        return own_design(report, workload_class, ("register", "login", "lookup_tables"), lambda: in_namespace(workload_class(cluster.addresses, "pattern", "register", users=users), cluster))
 
     def register(report: CheckReport) -> bool:
-        return run_step(report, "register users", workload_class(cluster.addresses, "pattern", "register", users=users), users)
+        return run_step(report, "register users", in_namespace(workload_class(cluster.addresses, "pattern", "register", users=users), cluster), users)
 
     def register_path(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "register", users=users)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "register", users=users), cluster)
         step = "a registration writes the user row and one row into each of your tables"
         try:
             workload.setup()
@@ -123,10 +124,10 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
         return report.add(step, True, f"{1 + len(own_tables)} writes each")
 
     def login(report: CheckReport) -> bool:
-        return run_step(report, "log users in by e-mail under load", workload_class(cluster.addresses, "pattern", "login", users=users), users)
+        return run_step(report, "log users in by e-mail under load", in_namespace(workload_class(cluster.addresses, "pattern", "login", users=users), cluster), users)
 
     def login_path(report: CheckReport) -> bool:
-        workload = workload_class(cluster.addresses, "pattern", "login", users=users)
+        workload = in_namespace(workload_class(cluster.addresses, "pattern", "login", users=users), cluster)
         step = "a login reads at most two partitions, each by its table's partition key"
         try:
             workload.setup()
@@ -135,8 +136,9 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
             indexed = indexed_tables(workload.session, workload.keyspace)
             recorder = recording(workload)
             for n in range(0, users, max(1, users // 20)):
-                found = workload.login(a_transaction(), n)
-                done = recorder.take()
+                found, done, error = recorded_call(recorder, workload.login, a_transaction(), n)
+                if error is not None and not done:
+                    return report.add(step, False, failed_call(f"login({n})", error))
                 if any(s.filtering for s in done):
                     return report.add(step, False, f"login({n}) ran {listing(done)}: ALLOW FILTERING reads every partition on every node. "
                                                    "Read a table whose partition key is what the login knows")
@@ -149,6 +151,8 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
                     return report.add(step, False, f"login({n}) read {through_index[0].table}, which has a secondary index: an index is asked on every node")
                 if len(done) > 2:
                     return report.add(step, False, f"login({n}) ran {len(done)} reads ({listing(done)}); two are enough")
+                if error is not None:
+                    return report.add(step, False, failed_call(f"login({n}) ran {listing(done)} and", error))
                 if getattr(found, "id", None) != id_of(n):
                     return report.add("login returns the right user", False, f"login({n}) returned {found!r}, expected the row of {email_of(n)} with id {id_of(n)}")
         except NotImplementedError as exc:
