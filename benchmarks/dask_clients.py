@@ -28,7 +28,7 @@ from report import write  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns.index_table.cassandra import IndexTable  # noqa: E402
 from labkit.results.intervals import interval_of  # noqa: E402
-from labkit.runner import run  # noqa: E402
+from labkit.runner import RunOptions, Watch, run  # noqa: E402
 from labkit.runner.remote import check_workers, connected, parse_clients  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -43,8 +43,9 @@ def one_run(cluster, path: str, client, size: dict, repeat: int, order: int) -> 
     others find them loaded); the row says what ran where."""
     workload = IndexTable(cluster.addresses, "pattern", "login", users=USERS)
     try:
-        r = run(workload, threads=THREADS, processes=PROCESSES, operations=size["operations"], warmup=size["warmup"], workers="greenlets",
-                server_meter=cluster.cpu_meter(), clients=client if path == "dask workers" else None)
+        r = run(workload, threads=THREADS, operations=size["operations"],
+            options=RunOptions(processes=PROCESSES, warmup=size["warmup"], workers="greenlets", clients=client if path == "dask workers" else None),
+            watch=Watch(server_meter=cluster.cpu_meter()))
     finally:
         workload.close_process()
     info = cluster.info()

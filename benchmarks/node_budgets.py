@@ -245,8 +245,9 @@ def index_table_wide(quick: bool, command: str) -> None:
     """Index Table login with up to 192 requests in flight (the source's MongoDB sweep went to 200
     threads), and the same 96 in flight from 2 and from 4 client processes: if 4 processes log in
     faster than 2, the client held the 2-process points back, whatever the `limit` column said. Each
-    point runs the approaches in order and then in reverse (a JVM still speeding up over consecutive
-    runs would otherwise favour whichever approach runs last); the ratios use both repeats' mean."""
+    point runs two blocks, the approaches in order and then in reverse (SweepPlan's ABBA order: a JVM still
+    speeding up over consecutive runs would otherwise favour whichever approach runs last); the ratios use
+    both repeats' mean."""
     exp = QUICK["index-table"] if quick else CLASSROOM["index-table"]
     phase, sizes = exp.phases[0]
     node_counts, clients = ([2], [(2, 8), (4, 8)]) if quick else ([4, 8], WIDE_CLIENTS)
@@ -255,15 +256,14 @@ def index_table_wide(quick: bool, command: str) -> None:
     try:
         for nodes in node_counts:
             for processes, threads in clients:
-                for repeat, order in ((1, exp.approaches), (2, exp.approaches[::-1])):
-                    plan = SweepPlan(pattern=exp.pattern, approaches=order, threads=[threads], nodes=[nodes],
-                                     operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
-                    measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
-                    for r in measured:
-                        r["repeat"] = repeat
-                    rows.extend(measured)
-                    if not all(r.get("complete", True) for r in measured):
-                        raise KeyboardInterrupt
+                plan = SweepPlan(pattern=exp.pattern, approaches=exp.approaches, threads=[threads], nodes=[nodes], repeats=2,
+                                 operations=exp.operations, processes=processes, run_options={"warmup": exp.warmup.get(phase, 0)})
+                measured = run_pattern_sweep(exp.described, plan, phase=phase, settings=sizes, slot=slot)
+                for r in measured:
+                    r["repeat"] += 1  # this file's repeats count from 1, as its committed rows do
+                rows.extend(measured)
+                if not all(r.get("complete", True) for r in measured):
+                    raise KeyboardInterrupt
     except KeyboardInterrupt:
         print("interrupted: writing the runs measured so far")
     finally:

@@ -23,7 +23,7 @@ import pandas as pd
 import report
 
 from labkit import __version__
-from labkit.runner import BaseWorkload, run
+from labkit.runner import BaseWorkload, RunOptions, run
 from labkit.runner.tasks import register_async_form
 
 
@@ -56,7 +56,7 @@ class OneOp(BaseWorkload):
 
 
 def measure(workload, threads: int, processes: int, operations: int, repeats: int, workers: str) -> dict:
-    runs = [run(workload, threads=threads, processes=processes, operations=operations, workers=workers) for _ in range(repeats)]
+    runs = [run(workload, threads=threads, operations=operations, options=RunOptions(processes=processes, workers=workers)) for _ in range(repeats)]
     walls = [r.wall_s / r.count * 1e6 for r in runs]
     best = min(runs, key=lambda r: r.wall_s)
     return {

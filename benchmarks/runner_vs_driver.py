@@ -49,7 +49,7 @@ from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
 from labkit.engines import cassandra_calls as cql_calls
 from labkit.results.intervals import ratio_interval
-from labkit.runner import BaseWorkload, run
+from labkit.runner import BaseWorkload, RunOptions, Watch, run
 
 ROWS = 10_000
 WARMUP = 1_000
@@ -96,8 +96,9 @@ def runner_point(cluster, path: str, in_flight: int, operations: int) -> dict:
     os.environ[cql_calls.DRIVER_VARIABLE] = "acsylla" if path == NATIVE else "cassandra-driver"
     w = PkRead(cluster.addresses, path)
     try:
-        r = run(w, threads=in_flight, processes=1, operations=operations, verify=False, workers="greenlets", server_meter=cluster.cpu_meter(),
-                warmup=WARMUP)  # unmeasured: acsylla's session opens and prepares during it (engines.cassandra_calls)
+        r = run(w, threads=in_flight, operations=operations,
+            options=RunOptions(processes=1, verify=False, workers="greenlets", warmup=WARMUP),
+            watch=Watch(server_meter=cluster.cpu_meter()))  # unmeasured: acsylla's session opens and prepares during it (engines.cassandra_calls)
     finally:
         if w.session is not None:
             w.close_process()

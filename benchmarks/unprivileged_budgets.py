@@ -47,7 +47,8 @@ def one_run(mechanism: str, repeat: int, nodes: int, threads: int, operations: i
         os.environ[signal_budgets.ENV] = "signals"
     else:
         os.environ.pop(signal_budgets.ENV, None)
-    order = APPROACHES if repeat % 2 else APPROACHES[::-1]
+    abba = SweepPlan(pattern=index_table.NAME, approaches=APPROACHES, threads=[threads], operations=operations)
+    order = [approach for approach, _copy in abba.block(repeat - 1)]  # SweepPlan's ABBA order (repeats count from 1 here); a cluster per repeat
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     try:
         plan = SweepPlan(pattern=index_table.NAME, approaches=order, threads=[threads], nodes=[nodes], operations=operations,

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..runner import RetryPolicy, run
+from ..runner import RetryPolicy, Watch, run
 from ..runner.measurements import Measurements
 from ..runner.retry import Retrier
 from ..runner.workload import Transaction, hooks
@@ -104,7 +104,7 @@ def run_step(report: CheckReport, step: str, workload: Any, operations: int, thr
     """Run the workload as the lab would; turn an unfinished TODO or a failed verify() into a sentence."""
     deadline = _active
     try:
-        result = run(workload, threads=threads, operations=operations, cancel=deadline.cancel if deadline else None)
+        result = run(workload, threads=threads, operations=operations, watch=Watch(cancel=deadline.cancel if deadline else None))
     except NotImplementedError as exc:
         return report.add(step, False, not_written(str(exc)))
     except Exception as exc:  # the student's code may fail in any way; say which way, briefly

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
@@ -29,17 +30,28 @@ if TYPE_CHECKING:
     from ..clusters.contract import Cluster
 
 
+@dataclass(frozen=True)
+class SweepSite:
+    """Where a sweep runs: the engine, provider and per-node CPU budget of the cluster it starts when no slot is
+    given (a slot keeps its own engine and budget), and where its client processes run: `clients` 'local:N' or
+    'dask://HOST:PORT' runs each run's client processes as tasks on Dask workers (runner.remote)."""
+
+    engine: str | None = None
+    provider: str = "auto"
+    node_cpu: float | None = None
+    clients: str | None = None
+
+
 class PatternSweep:
     """One sweep of `pattern`'s workloads for one phase on one engine: checked when made, run by `rows()`.
 
     `settings` override the plan's labels, which override the phase's defaults; the phase and every setting
     become columns of each row. Pass `slot` to keep its cluster after the sweep (the caller stops it);
-    otherwise the sweep makes one (`provider`, `node_cpu`, the description's and binding's cluster
-    options) and stops it at the end, whatever happens. `resources` replace the binding's `sweep_resources`
-    (a notebook that keeps its toxiproxy across cells passes its own). `clients` ('local:N' or
-    'dask://HOST:PORT') runs each run's client processes as tasks on Dask workers (runner.remote): the
-    scheduler is reached and the workers' versions checked before any cluster starts, and processes='auto'
-    becomes one process per worker."""
+    otherwise the sweep makes one from `site` (SweepSite: engine, provider, node_cpu, with the description's
+    and binding's cluster options) and stops it at the end, whatever happens. `resources` replace the
+    binding's `sweep_resources` (a notebook that keeps its toxiproxy across cells passes its own). With
+    `site.clients` the scheduler is reached and the workers' versions checked before any cluster starts, and
+    processes='auto' becomes one process per worker."""
 
     def __init__(
         self,
@@ -48,13 +60,11 @@ class PatternSweep:
         *,
         phase: str | None = None,
         settings: Mapping[str, Any] | None = None,
-        engine: str | None = None,
-        provider: str = "auto",
         slot: ClusterSlot | None = None,
-        node_cpu: float | None = None,
+        site: SweepSite = SweepSite(),
         resources: Mapping[str, Any] | None = None,
-        clients: str | None = None,
     ):
+        engine, provider, node_cpu, clients = site.engine, site.provider, site.node_cpu, site.clients
         self.pattern = pattern
         self.engine = engine or (slot.engine if slot is not None and slot.engine else pattern.engines[0])  # checked with the approaches
         self.phase = pattern.check_phase(phase or plan.labels.get("phase") or pattern.default_phase)
@@ -77,9 +87,9 @@ class PatternSweep:
         if slot is not None and node_cpu is not None and node_cpu != slot.node_cpu:
             raise ConfigError(f"node_cpu={node_cpu} was given with a slot whose nodes run at {slot.node_cpu or 'no budget'}: the slot's "
                               "clusters keep its budget, so set it there (slot.node_cpu = ...) and leave node_cpu out")
-        self.provider = provider
-        self.node_cpu = node_cpu
-        self.slot = slot
+        self._own_slot = slot is None
+        self.slot = slot if slot is not None else ClusterSlot.for_engine(self.engine, provider, node_cpu=node_cpu, **self.cluster_options)
+        """The slot whose clusters the sweep runs on; one made here (node_cpu checked once, by the slot) is stopped by rows()."""
         self.resources: dict[str, Any] = dict(resources or {})
         self._given_resources = resources is not None
         self.clients = parse_clients(clients) if clients else None  # a bad --clients is refused here, before anything starts
@@ -118,11 +128,11 @@ class PatternSweep:
         """Run the plan and yield one row per run (each appended to `store` as soon as it is measured).
         `echo` gets the cluster's and the plan's messages; `on_cluster(info)` hears of each cluster the
         sweep runs on, `on_workload(approach)` of each run about to start."""
-        own = self.slot is None
+        slot = self.slot
         with contextlib.ExitStack() as stack:
             worker_hosts = self._open_clients(stack, echo)  # an unreachable scheduler fails here, before a cluster starts
-            slot = self.slot or ClusterSlot.for_engine(self.engine, self.provider, on_change=echo, node_cpu=self.node_cpu, **self.cluster_options)
-            if own:
+            if self._own_slot:
+                slot.on_change = echo
                 stack.callback(slot.stop)
 
             def cluster_for(nodes: int) -> ClusterInfo:
@@ -198,19 +208,14 @@ def run_pattern_sweep(
     *,
     phase: str | None = None,
     settings: Mapping[str, Any] | None = None,
-    engine: str | None = None,
-    provider: str = "auto",
+    slot: ClusterSlot | None = None,
+    site: SweepSite = SweepSite(),
     out: str | Path | None = None,
     echo: Callable[[str], None] = print,
-    slot: ClusterSlot | None = None,
-    node_cpu: float | None = None,
-    resources: Mapping[str, Any] | None = None,
-    clients: str | None = None,
 ) -> list[dict[str, Any]]:
-    """A PatternSweep run to the end, one line echoed per row: what the CLI, benchmarks and notebooks call.
-    Everything the description can refuse is refused before any cluster starts."""
-    chosen = PatternSweep(pattern, plan, phase=phase, settings=settings, engine=engine, provider=provider, slot=slot, node_cpu=node_cpu,
-                          resources=resources, clients=clients)
+    """A PatternSweep run to the end, one line echoed per row, rows appended to `out`: what the CLI, benchmarks
+    and notebooks call. Everything the description can refuse is refused before any cluster starts."""
+    chosen = PatternSweep(pattern, plan, phase=phase, settings=settings, slot=slot, site=site)
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     for row in chosen.rows(store=store, echo=echo):

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..clusters.base import ClusterInfo
 from ..errors import ConfigError
-from ..runner import RunResult, run, validate
+from ..runner import RunOptions, RunResult, Watch, run, validate
 from ..runner.cpu import AUTO, auto_processes, cores_available, per_process_capacity
 from ..runner.workload import hooks
 from .metadata import run_metadata
@@ -114,6 +114,21 @@ class SweepPlan:
         return max(1, round(target * self.target_seconds))
 
     def check(self) -> None:
+        """Refuse a plan that cannot run, with what to pass instead. The one place a plan is checked, and each
+        state of it once: PatternSweep checks it when made and the sweep loop when it starts; a plan unchanged
+        since its last check passes without being checked again."""
+        state = self._checked_fields()
+        if self.__dict__.get("_checked") == state:
+            return
+        self._check()
+        self.__dict__["_checked"] = state
+
+    def _checked_fields(self) -> str:
+        return repr((list(self.approaches), list(self.threads), self.operations, list(self.nodes), self.processes, self.repeats,
+                     sorted((k, repr(v)) for k, v in self.run_options.items()), list(self.targets), self.target_seconds, self.control))
+
+    def _check(self) -> None:
+        RunOptions.of(self.run_options)  # an option the runner does not know, named before anything runs
         if not self.approaches or not self.threads or not self.nodes:
             raise ConfigError("a sweep needs at least one approach, one thread count and one node count")
         for a in self.approaches:
@@ -215,12 +230,11 @@ def sweep(
 
     def one_run(approach: str, cluster: ClusterInfo, threads: int, target: float | None) -> RunResult:
         workload = workload_for(approach, cluster)
-        options = {"workers": SWEEP_WORKERS, **plan.run_options}
-        if target is not None:
-            options["target_rate"] = target
+        options = RunOptions.of({"workers": SWEEP_WORKERS, **plan.run_options}, processes=plan.processes,
+                                **({"target_rate": target} if target is not None else {}))
         try:
-            return run(workload, threads=threads, operations=plan.operations_at(target), processes=plan.processes, cancel=cancel,
-                       progress=progress, server_meter=server_meter_for() if server_meter_for else None, **options)
+            return run(workload, threads=threads, operations=plan.operations_at(target), options=options,
+                       watch=Watch(progress=progress, cancel=cancel, server_meter=server_meter_for() if server_meter_for else None))
         finally:
             hooks(workload).close_process()  # the driver connections of this run's workload
 

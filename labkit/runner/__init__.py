@@ -5,7 +5,7 @@ from .division import split_evenly
 from .measurements import TRANSACTION, Measurements
 from .result import LatencyStats, RunResult
 from .retry import NO_RETRIES, PROGRAMMING_ERRORS, RetryPolicy
-from .run import run, validate
+from .run import RunOptions, Watch, run, validate
 from .tasks import WorkerLock
 from .workload import BaseWorkload, Hooks, Transaction, Verification, Workload, hooks
 
@@ -17,12 +17,14 @@ __all__ = [
     "NO_RETRIES",
     "PROGRAMMING_ERRORS",
     "RetryPolicy",
+    "RunOptions",
     "RunResult",
     "TRANSACTION",
     "Transaction",
     "Verification",
     "Workload",
     "hooks",
+    "Watch",
     "WorkerLock",
     "run",
     "split_evenly",

@@ -6,7 +6,8 @@ from collections import Counter
 
 import contextlib
 import threading
-from typing import Any, Callable
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Mapping
 
 from ..errors import ConfigError, LabkitError
 from .cpu import AUTO, MachineCpu, client_layout, saturation
@@ -67,27 +68,49 @@ def _growth(before: dict[str, float] | None, after: dict[str, float] | None) -> 
     return {name: after[name] - before.get(name, 0) for name in after}
 
 
-def run(
-    workload: Any,
-    *,
-    threads: int,
-    operations: int,
-    processes: int | str = 1,
-    target_rate: float | None = None,
-    warmup: int = 0,
-    retry: RetryPolicy | None = None,
-    seed: int = 0,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
-    setup: bool = True,
-    load: bool = True,
-    verify: bool = True,
-    cleanup: bool = False,
-    server_meter: ServerMeter | None = None,
-    workers: str = DEFAULT_WORKERS,
-    on_release: Callable[[], None] | None = None,
-    clients: Any = None,
-) -> RunResult:
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run does besides its threads and operations: how the client is built (processes, workers, Dask
+    clients, retry, seed), how it is paced (target_rate, warmup) and which unmeasured phases run around it. Why
+    one object: a sweep, a panel and a benchmark each pass the same settings on, and a plan keeps them as a
+    mapping (`RunOptions.of(mapping)` refuses a key it does not know)."""
+
+    processes: int | str = 1
+    workers: str = DEFAULT_WORKERS
+    clients: Any = None
+    """A distributed.Client: each client process is a task on a Dask worker (runner.remote)."""
+    target_rate: float | None = None
+    warmup: int = 0
+    retry: RetryPolicy | None = None
+    seed: int = 0
+    setup: bool = True
+    load: bool = True
+    verify: bool = True
+    cleanup: bool = False
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any] | None = None, **more: Any) -> RunOptions:
+        """From a plan's or a caller's mapping (and keyword overrides), naming any key that is not an option."""
+        merged = {**dict(options or {}), **more}
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(merged) - known)
+        if unknown:
+            raise ConfigError(f"unknown run option(s) {', '.join(unknown)}; the options are {', '.join(sorted(known))}")
+        return cls(**merged)
+
+
+@dataclass(frozen=True)
+class Watch:
+    """Who watches a run: `progress(done, total)` about every 0.1 s, `cancel` to stop it early, the servers'
+    CPU meter around the measured window, and `on_release()` just before the workers are released."""
+
+    progress: ProgressCallback | None = None
+    cancel: threading.Event | None = None
+    server_meter: ServerMeter | None = None
+    on_release: Callable[[], None] | None = None
+
+
+def run(workload: Any, *, threads: int, operations: int, options: RunOptions | None = None, watch: Watch | None = None) -> RunResult:
     """Run `operations` transactions of `workload` on `threads` workers in all (transactions in flight),
     spread as evenly as whole workers allow over `processes` client processes, or, with processes="auto",
     over as many as runner.cpu.auto_processes finds useful (the workload's `max_processes` attribute caps
@@ -121,6 +144,9 @@ def run(
     `on_release()` is called once, just before the workers are released (labkit.tactics starts its clock
     there); the result's `released_at` is the release's time.monotonic(), the zero of its timeline.
     """
+    opts, watching = options or RunOptions(), watch or Watch()
+    processes, workers, clients, target_rate, warmup = opts.processes, opts.workers, opts.clients, opts.target_rate, opts.warmup
+    progress, cancel, server_meter, on_release = watching.progress, watching.cancel, watching.server_meter, watching.on_release
     validate(threads, operations, processes, target_rate, warmup, workers)
     hooked = hooks(workload)
     most = hooked.max_processes
@@ -133,7 +159,7 @@ def run(
         raise ConfigError(f"{hooked.name} keeps what it checks in its client process's memory "
                           f"(max_processes={most}), which on a Dask worker would stay on that worker: run it without --clients")
     hooked.check_run(threads=sum(layout), processes=processes, operations=operations)
-    retry = retry or RetryPolicy()
+    retry = opts.retry or RetryPolicy()
     cancel = cancel or threading.Event()
     name = hooked.name
 
@@ -147,7 +173,7 @@ def run(
             workers_total=worker_count,
             shares=shares[first : first + count],
             warmups=warmups[first : first + count],
-            seed=seed,
+            seed=opts.seed,
             policy=retry,
             target_rate=target_rate,
             workers=workers,
@@ -160,9 +186,9 @@ def run(
     unmeasured = contextlib.ExitStack()  # budgets lifted from setup to the end of warm-up: none of it is measured
     unmeasured.enter_context(budgets_lifted(server_meter))
     try:
-        if setup:
+        if opts.setup:
             workload.setup()
-        if load:
+        if opts.load:
             workload.load()
 
         counters_before = hooked.server_counters()
@@ -244,10 +270,10 @@ def run(
         limit, limit_note = host_limit, note
 
     verification, cleanup_problem = None, ""
-    if (verify and complete) or cleanup:
+    if (opts.verify and complete) or opts.cleanup:
         with budgets_lifted(server_meter, settle=False):  # verify and cleanup are not measured either
-            verification = verified(workload) if (verify and complete) else None
-            cleanup_problem = cleaned_up(workload) if cleanup else ""
+            verification = verified(workload) if (opts.verify and complete) else None
+            cleanup_problem = cleaned_up(workload) if opts.cleanup else ""
 
     return RunResult(
         workload=name,

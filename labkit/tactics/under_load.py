@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigError
-from ..runner import run
+from ..runner import RunOptions, Watch, run
 from ..runner.limits import BUSY
 from ..runner.result import RunResult
 from ..runner.unmeasured import budgets_lifted, verified
@@ -247,8 +247,9 @@ def run_under_load(
     say(f"{kind} load at {rate:g}/s for about {before_s + expect_s + after_s:.0f} s; {tactic.title} at {before_s:g} s")
     try:
         with CpuSampler(cluster) as sampler:
-            result = run(workload, threads=threads, operations=operations, processes=1, target_rate=rate, warmup=warmup, seed=seed,
-                         workers="greenlets", server_meter=meter, on_release=on_release, verify=False)
+            result = run(workload, threads=threads, operations=operations,
+                options=RunOptions(processes=1, target_rate=rate, warmup=warmup, seed=seed, workers="greenlets", verify=False),
+                watch=Watch(server_meter=meter, on_release=on_release))
             if applier.is_alive():
                 say(f"the load has ended; waiting for {tactic.title} to take effect")
             if "started" not in moments:

@@ -13,7 +13,8 @@ import html
 import threading
 import time
 import traceback
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import ipywidgets as w
 import pandas as pd
@@ -26,7 +27,7 @@ from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..results import ResultsStore, SweepPlan
 from ..patterns.description import Pattern, Setting, NamedSweep
-from ..patterns.pattern_sweep import PatternSweep
+from ..patterns.pattern_sweep import PatternSweep, SweepSite
 from ..results import figures
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
@@ -51,12 +52,47 @@ def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int
     return sorted({-(-c // multiple) * multiple for c in counts})
 
 
+@dataclass(frozen=True)
+class PanelStart:
+    """The controls' starting values where they differ from the size's (None: the size's, or the panel's own
+    default: threads 1..8 step 1, 1 node, 1,000 operations, 1 repeat, the phase's default settings)."""
+
+    threads: tuple[int, int] | None = None
+    thread_step: int | None = None
+    nodes: int | None = None
+    operations: int | None = None
+    repeats: int | None = None
+    settings: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PanelRuns:
+    """What each Run passes on: `resources` to every workload (e.g. {"toxiproxy": toxiproxy}; None: the engine
+    binding's own per Run), `run_options` to every run (runner.RunOptions' names), `clients` ('local:N' or
+    'dask://HOST:PORT': each Run's client processes as Dask tasks) and the `store` that keeps the rows."""
+
+    resources: Mapping[str, Any] | None = None
+    run_options: Mapping[str, Any] | None = None
+    clients: str | None = None
+    store: ResultsStore | str | None = None
+
+
+@dataclass(frozen=True)
+class PanelLimits:
+    """How far the sliders reach (a value given beyond them widens them)."""
+
+    max_threads: int = 128
+    max_nodes: int = 8
+    max_operations: int = 200_000
+
+
 class ControlPanel:
     """Threads, nodes, operations, approaches and the pattern's settings in; throughput and p95 latency
     out, point by point. Everything pattern-specific comes from its description: the approaches'
     tick boxes, one control per setting of the phase (a slider, or a drop-down for named choices), the
     thread multiple, and the workloads themselves. A `size` (the description's quick or classroom sweep)
-    sets the starting values; `threads`, `nodes`, `operations` and `settings` override it."""
+    sets the starting values; `start` (PanelStart) overrides them; `runs` (PanelRuns) says what each Run
+    passes on; `limits` (PanelLimits) how far the sliders reach."""
 
     def __init__(
         self,
@@ -66,20 +102,15 @@ class ControlPanel:
         phase: str | None = None,
         size: NamedSweep | None = None,
         title: str | None = None,
-        threads: tuple[int, int] | None = None,
-        thread_step: int | None = None,
-        nodes: int | None = None,
-        operations: int | None = None,
-        repeats: int | None = None,
-        settings: dict[str, Any] | None = None,
-        resources: dict[str, Any] | None = None,
-        run_options: dict[str, Any] | None = None,
-        clients: str | None = None,
-        store: ResultsStore | str | None = None,
-        max_threads: int = 128,
-        max_nodes: int = 8,
-        max_operations: int = 200_000,
+        start: PanelStart | None = None,
+        runs: PanelRuns | None = None,
+        limits: PanelLimits = PanelLimits(),
     ):
+        start, runs = start or PanelStart(), runs or PanelRuns()
+        resources, run_options, clients, store = runs.resources, runs.run_options, runs.clients, runs.store
+        threads, thread_step, nodes, operations, repeats, settings = (start.threads, start.thread_step, start.nodes, start.operations,
+                                                                      start.repeats, start.settings)
+        max_threads, max_nodes, max_operations = limits.max_threads, limits.max_nodes, limits.max_operations
         self.pattern = pattern
         self.phase = pattern.check_phase(phase or (size.phase if size else pattern.default_phase))
         if size is not None and size.phase != self.phase:
@@ -204,7 +235,7 @@ class ControlPanel:
 
     def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
         """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""
-        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, resources=self.resources, clients=self.clients)
+        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, site=SweepSite(clients=self.clients), resources=self.resources)
 
     def chosen(self) -> dict[str, Any]:
         """The settings' controls' current values, by name."""

@@ -9,7 +9,7 @@ from labkit.patterns.distorted_replicas import cassandra as dr
 from labkit.patterns.distorted_replicas.cassandra import DistortedReplicas
 from labkit.patterns.distorted_replicas.cassandra_routing import ShardRouting, shard_keyspace, trace_route
 from labkit.patterns.distorted_replicas.core import GROUP_NAMES
-from labkit.runner import run
+from labkit.runner import RunOptions, run
 
 PUBLICATIONS = 600
 
@@ -32,7 +32,7 @@ def run_closed(workload, **kwargs):
 @pytest.mark.parametrize("approach", ["naive", "pattern"])
 @pytest.mark.parametrize("groups", [1, 3])
 def test_reads_return_the_publications_groups(cluster, approach, groups):
-    r = run_closed(DistortedReplicas(cluster.addresses, approach, "read", PUBLICATIONS, groups=groups), threads=4, operations=300, warmup=20)
+    r = run_closed(DistortedReplicas(cluster.addresses, approach, "read", PUBLICATIONS, groups=groups), threads=4, operations=300, options=RunOptions(warmup=20))
     assert r.complete and r.errors == 0, r.error_samples
     assert r.verification.ok, str(r.verification)
     if approach == "naive":
@@ -62,7 +62,7 @@ def test_updates_land_and_verify_notices_a_lost_one(cluster, approach):
 @pytest.mark.parametrize("approach", ["naive", "pattern"])
 def test_publications_by_author_and_what_the_servers_did(cluster, approach):
     w = DistortedReplicas(cluster.addresses, approach, "by-author", PUBLICATIONS)
-    r = run(w, threads=4, operations=200, warmup=20)
+    r = run(w, threads=4, operations=200, options=RunOptions(warmup=20))
     assert r.complete and r.errors == 0, r.error_samples  # every answer is checked against the corpus
     assert r.verification.ok, str(r.verification)
     totals = dr.trace_transaction(w, 5)
@@ -96,7 +96,7 @@ def test_route_asks_fewer_shards_with_filters_and_misses_nothing(cluster):
     asked = {}
     for approach in ("naive", "pattern"):
         w = ShardRouting(cluster.datacenters(), approach, PUBLICATIONS)
-        r = run_closed(w, threads=4, operations=300, warmup=20)
+        r = run_closed(w, threads=4, operations=300, options=RunOptions(warmup=20))
         assert r.complete and r.errors == 0, r.error_samples  # each answer equals the author's publications
         assert r.verification.ok, str(r.verification)
         asked[approach] = sum(op.count for name, op in r.ops.items() if name.startswith("ask_shard"))

@@ -9,7 +9,7 @@ from labkit.patterns.fan_out.cassandra import FanOut, Network
 from labkit.patterns.index_table import cassandra as index_table
 from labkit.patterns.index_table.cassandra import IndexTable
 from labkit.patterns.exercise import a_transaction
-from labkit.runner import run
+from labkit.runner import RunOptions, Watch, run
 
 NODES = 3
 
@@ -43,7 +43,7 @@ def test_index_table_register_then_login_finds_every_user(cluster, approach):
         writes = {"naive/legacy": {"insert_user"}, "naive/sai": {"insert_user"}, "pattern": {"insert_user", "insert_lookup"}}[approach]
         assert set(r.ops) == writes and all(r.ops[o].count == users for o in writes)
     with closing(IndexTable(cluster.addresses, approach, "login", users=users)) as w:
-        r = run(w, threads=4, operations=200, warmup=20)
+        r = run(w, threads=4, operations=200, options=RunOptions(warmup=20))
         assert r.complete and r.errors == 0, r.error_samples
         assert r.verification.ok, str(r.verification)
         reads = {"query_by_index"} if approach.startswith("naive") else {"read_lookup", "read_user"}
@@ -137,7 +137,7 @@ def test_two_dask_workers_run_index_table_logins_exactly(cluster):
 
     with connected(parse_clients("local:2")) as client, closing(IndexTable(cluster.addresses, "pattern", "login", users=300)) as w:
         assert len(check_workers(client)) == 2
-        r = run(w, threads=8, operations=400, processes=2, warmup=40, workers="greenlets", clients=client)
+        r = run(w, threads=8, operations=400, options=RunOptions(processes=2, warmup=40, workers="greenlets", clients=client))
     assert r.complete and r.errors == 0, r.error_samples
     assert r.verification.ok, str(r.verification)
     assert r.count == 400 and all(r.ops[o].count == 400 for o in ("read_lookup", "read_user"))
@@ -163,7 +163,9 @@ def test_a_dask_worker_killed_mid_run_leaves_a_partial_run_naming_its_host(clust
         def kill_soon() -> None:
             threading.Timer(1.0, os.kill, (victim, signal.SIGKILL)).start()
 
-        r = run(w, threads=8, operations=200_000, processes=2, workers="greenlets", clients=client, on_release=kill_soon)
+        r = run(w, threads=8, operations=200_000,
+            options=RunOptions(processes=2, workers="greenlets", clients=client),
+            watch=Watch(on_release=kill_soon))
     assert not r.complete and 0 < r.count < 200_000
     assert r.client_problems and f"client process 1 on {socket.gethostname()}" in r.client_problems[0]
     assert r.verification is None  # a partial run is not verified; what was measured is kept
@@ -182,7 +184,7 @@ def test_a_profiles_designs_run_and_the_traces_show_their_access_paths(cluster):
     paths = {}
     for design in profile.designs:
         with closing(DesignWorkload(cluster.addresses, profile, design)) as w:
-            r = run(w, threads=4, operations=300, workers="greenlets")
+            r = run(w, threads=4, operations=300, options=RunOptions(workers="greenlets"))
             assert r.complete and r.errors == 0, r.error_samples
             assert set(r.ops) <= {f"{o}.{s.name}" for o, op in profile.designs[design].operations.items() for s in op.steps}
             paths[design] = {p["operation"]: p for p in access_paths(w, samples=3)}

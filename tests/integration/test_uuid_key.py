@@ -85,12 +85,12 @@ def test_a_partition_makes_counter_keys_collide_and_uuids_survive(two_regions):
 def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
     import threading
 
-    from labkit.runner import run
+    from labkit.runner import Watch, run
 
     workload = uuid_key.workload("pattern", "partition", two_regions, 2 * USERS)
     cancel = threading.Event()
     cancel.set()  # stopped before the first transaction: no verify, so nothing healed yet
-    result = run(workload, threads=THREADS, operations=2 * USERS, cancel=cancel)
+    result = run(workload, threads=THREADS, operations=2 * USERS, watch=Watch(cancel=cancel))
     assert not result.complete and rules(), "the partition should still be in force before close"
     workload.close_process()
     assert not rules() and not workload.partitioned

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from cassandra.query import SimpleStatement
 
-from labkit.runner import run
+from labkit.runner import RunOptions, run
 from labkit.workloads.ycsb import WORKLOAD
 from labkit.workloads.ycsb.cassandra import KEYSPACE, TABLE
 from labkit.workloads.ycsb.core import key_name
@@ -66,7 +66,7 @@ def test_a_scan_returns_at_most_the_count_asked_for_in_token_order(cluster):
 def test_a_mix_that_inserts_or_rewrites_loses_nothing(cluster, mix):
     w = ycsb(cluster, f"baseline/{mix}")
     try:
-        result = run(w, threads=6, operations=600, workers="greenlets", warmup=30)
+        result = run(w, threads=6, operations=600, options=RunOptions(workers="greenlets", warmup=30))
     finally:
         w.close_process()
     assert result.complete and result.stats.errors == 0
@@ -88,7 +88,7 @@ def test_both_client_paths_run_the_same_transactions_lose_nothing_and_say_which_
             monkeypatch.setattr(cassandra_calls, "_acsylla", lambda: None)
         w = ycsb(cluster, "baseline/f")  # reads, then read-modify-writes: both kinds of call
         try:
-            result = run(w, threads=6, operations=600, workers="greenlets", warmup=120, seed=7)  # acsylla opens during the warm-up
+            result = run(w, threads=6, operations=600, options=RunOptions(workers="greenlets", warmup=120, seed=7))  # acsylla opens during the warm-up
         finally:
             w.close_process()
         assert result.complete and result.stats.errors == 0 and result.verification.ok, (driver, result.verification)
@@ -193,7 +193,7 @@ def test_the_mongodb_binding_loads_scans_in_key_order_and_loses_nothing(mongo):
             assert keys == [k for k in every if k >= start][:30]  # key order, at most 30, fewer near the end
         for mix in ("d", "e", "f", "insert-mostly"):
             one = WORKLOAD.workload(f"baseline/{mix}", mongo, 100, phase="mix", engine="mongodb", records=400)
-            result = run(one, threads=4, operations=300, workers="greenlets")
+            result = run(one, threads=4, operations=300, options=RunOptions(workers="greenlets"))
             one.close_process()
             assert result.complete and result.stats.errors == 0 and result.verification.ok, (mix, result.verification)
     finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 from labkit.clusters.contract import Cluster
 from labkit.clusters.slot import ClusterSlot
 from labkit.patterns import index_table
-from labkit.patterns.pattern_sweep import PatternSweep
+from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
 from labkit.results import SweepPlan
 from labkit.runner import BaseWorkload
 from tests.engine_double import memory
@@ -46,7 +46,7 @@ def test_a_pattern_runs_through_the_sweep_on_the_double():
     slot.engine = "memory"
     plan = SweepPlan(pattern="index-table", nodes=[1, 3], threads=[2], operations=60, approaches=list(memory.APPROACHES), repeats=1, warmup_block=False,
                      labels={"phase": "login", "users": 50})
-    rows = list(PatternSweep(pattern, plan, engine="memory", slot=slot).rows(echo=lambda _m: None))
+    rows = list(PatternSweep(pattern, plan, site=SweepSite(engine="memory"), slot=slot).rows(echo=lambda _m: None))
     slot.stop()
     assert sorted((r["nodes"], r["approach"]) for r in rows) == sorted((n, a) for n in (1, 3) for a in memory.APPROACHES)
     assert all(r["engine"] == "memory" and r["server_version"] == "0.1-double" and r["provider"] == "local" for r in rows)

@@ -9,7 +9,7 @@ from fakes import CountingWorkload
 from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
 from labkit.results import SweepPlan, sweep
-from labkit.runner import cpu, run
+from labkit.runner import RunOptions, cpu, run
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_auto_layout_and_a_fixed_count_both_spread_the_threads_in_all(cores):
 def test_an_auto_run_divides_exactly_over_uneven_processes_and_records_them(cores):
     cores(2)
     w = CountingWorkload()
-    r = run(w, threads=17, processes="auto", operations=170, workers="threads", verify=False)
+    r = run(w, threads=17, operations=170, options=RunOptions(processes="auto", workers="threads", verify=False))
     assert (r.threads, r.processes, r.threads_per_process) == (17, 2, [9, 8])
     assert r.count == 170 and r.complete
     assert sum(p.transactions.count for p in r.parts) == 170
@@ -56,7 +56,7 @@ def test_auto_keeps_a_workload_that_checks_in_memory_in_one_process(cores):
     cores(4)
     w = CountingWorkload()
     w.max_processes = 1
-    r = run(w, threads=40, processes="auto", operations=80, workers="threads")
+    r = run(w, threads=40, operations=80, options=RunOptions(processes="auto", workers="threads"))
     assert (r.threads, r.processes, r.threads_per_process) == (40, 1, [40])
     assert r.verification.checks["transactions"] == 80
 
@@ -65,17 +65,17 @@ def test_a_fixed_count_above_a_workloads_max_processes_is_refused_before_setup()
     w = CountingWorkload()
     w.max_processes = 1
     with pytest.raises(ConfigError, match="max_processes=1\\): run it with processes=1 or processes='auto'"):
-        run(w, threads=2, processes=2, operations=10)
+        run(w, threads=2, operations=10, options=RunOptions(processes=2))
     assert w.phases == []  # refused before setup touched anything
 
 
 def test_threads_are_counted_in_all_over_a_fixed_process_count():
-    r = run(CountingWorkload(), threads=4, processes=2, operations=40)
+    r = run(CountingWorkload(), threads=4, operations=40, options=RunOptions(processes=2))
     assert (r.threads, r.processes, r.threads_per_process) == (4, 2, [2, 2])
-    r = run(CountingWorkload(), threads=5, processes=2, operations=40)
+    r = run(CountingWorkload(), threads=5, operations=40, options=RunOptions(processes=2))
     assert (r.threads, r.processes, r.threads_per_process, r.count) == (5, 2, [3, 2], 40)
     with pytest.raises(ConfigError, match="1 client threads cannot keep 2 client processes busy"):
-        run(CountingWorkload(), threads=1, processes=2, operations=40)
+        run(CountingWorkload(), threads=1, operations=40, options=RunOptions(processes=2))
 
 
 def test_sweep_rows_give_threads_in_all_and_the_processes_auto_chose(cores):
@@ -96,4 +96,4 @@ def test_a_fixed_process_count_must_divide_each_thread_count():
 @pytest.mark.parametrize("bad", [0, -1, "many", 1.5])
 def test_bad_process_counts_say_what_to_pass(bad):
     with pytest.raises(ConfigError, match="processes"):
-        run(CountingWorkload(), threads=1, processes=bad, operations=1)
+        run(CountingWorkload(), threads=1, operations=1, options=RunOptions(processes=bad))

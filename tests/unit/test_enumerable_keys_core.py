@@ -123,7 +123,7 @@ def test_bad_phases_and_sizes_are_refused():
 
 
 def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
-    from labkit.patterns.pattern_sweep import run_pattern_sweep
+    from labkit.patterns.pattern_sweep import SweepSite, run_pattern_sweep
     from labkit.results import SweepPlan
 
     def plan(processes=1):
@@ -131,9 +131,9 @@ def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
 
     # an unknown engine would fail at the cluster slot: reaching it would mean the plan was not checked first
     with pytest.raises(ConfigError, match="processes=1"):
-        run_pattern_sweep(ek.PATTERN, plan(processes=2), engine="no-such-engine", phase="write")
+        run_pattern_sweep(ek.PATTERN, plan(processes=2), site=SweepSite(engine="no-such-engine"), phase="write")
     with pytest.raises(ConfigError, match="at least 10 comments"):
         ek.check_plan(SweepPlan(pattern=ek.NAME, approaches=ek.APPROACHES, threads=[2], operations=10, processes=1, labels={"phase": "paginate", "comments": 5}))
     with pytest.raises(ConfigError, match="setting comments must be from 10"):
-        run_pattern_sweep(ek.PATTERN, plan(), engine="no-such-engine", phase="paginate", settings={"comments": 5})
+        run_pattern_sweep(ek.PATTERN, plan(), site=SweepSite(engine="no-such-engine"), phase="paginate", settings={"comments": 5})
     ek.check_plan(plan())  # the defaults are fine

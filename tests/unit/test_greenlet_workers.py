@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from labkit.runner import BaseWorkload, RetryPolicy, run
+from labkit.runner import BaseWorkload, RetryPolicy, RunOptions, Watch, run
 from labkit.runner.tasks import register_async_form
 
 
@@ -88,7 +88,7 @@ class KeyReads(BaseWorkload):
 def test_one_thread_keeps_every_worker_in_flight_and_runs_each_share_exactly():
     server = FakeAsyncServer(delay=0.02)
     w = KeyReads(server)
-    r = run(w, threads=50, operations=1003, warmup=50, workers="greenlets")
+    r = run(w, threads=50, operations=1003, options=RunOptions(warmup=50, workers="greenlets"))
     assert r.complete and r.count == 1003 and r.errors == 0
     assert len(w.seen) == 1003  # every (worker, seq) once: 1003 split over 50 workers, none lost or repeated
     assert sorted({seq for worker, seq in w.seen if worker == 0}) == list(range(21))  # 1003 = 3 x 21 + 47 x 20
@@ -100,8 +100,8 @@ def test_one_thread_keeps_every_worker_in_flight_and_runs_each_share_exactly():
 
 def test_failed_first_tries_are_retried_through_the_hub():
     server = FakeAsyncServer(delay=0.001, fail_first=5)
-    r = run(KeyReads(server), threads=4, operations=40, workers="greenlets",
-            retry=RetryPolicy(max_tries=3, initial_backoff=0.001, max_backoff=0.002))
+    r = run(KeyReads(server), threads=4, operations=40,
+        options=RunOptions(workers="greenlets", retry=RetryPolicy(max_tries=3, initial_backoff=0.001, max_backoff=0.002)))
     assert r.count == 40 and r.errors == 0
     assert r.ops["read"].retries == 5
 
@@ -125,7 +125,7 @@ def test_a_call_without_an_asynchronous_form_still_overlaps_on_helper_threads():
             tx.call("wait", self._wait)
 
     w = Sleeps()
-    r = run(w, threads=8, operations=80, workers="greenlets")
+    r = run(w, threads=8, operations=80, options=RunOptions(workers="greenlets"))
     assert r.count == 80 and w.most == 8
 
 
@@ -133,7 +133,7 @@ def test_a_paced_run_shows_a_stall_in_latency_from_the_intended_start_not_in_ser
     """One request stalls 200 ms: the transactions scheduled behind it start late. Service time sees one
     slow transaction (below p99 of 400); latency from the intended start sees every late one."""
     server = FakeAsyncServer(delay=0.001, stall_at=100, stall_s=0.2)
-    r = run(KeyReads(server), threads=1, operations=400, target_rate=100, workers="greenlets")
+    r = run(KeyReads(server), threads=1, operations=400, options=RunOptions(target_rate=100, workers="greenlets"))
     assert r.count == 400
     assert r.stats.p99_us < 100_000
     assert r.intended is not None and r.intended.p99_us >= 100_000
@@ -144,13 +144,13 @@ def test_a_paced_run_shows_a_stall_in_latency_from_the_intended_start_not_in_ser
 
 @pytest.mark.parametrize("workers", ["threads", "greenlets"])
 def test_an_unpaced_run_has_no_intended_latency(workers):
-    r = run(KeyReads(FakeAsyncServer(delay=0.001)), threads=2, operations=20, workers=workers)
+    r = run(KeyReads(FakeAsyncServer(delay=0.001)), threads=2, operations=20, options=RunOptions(workers=workers))
     assert r.intended is None and "intended_p99_us" not in r.to_row()
 
 
 def test_thread_workers_record_the_intended_start_too():
     server = FakeAsyncServer(delay=0.001, stall_at=100, stall_s=0.2)
-    r = run(KeyReads(server), threads=1, operations=400, target_rate=100)
+    r = run(KeyReads(server), threads=1, operations=400, options=RunOptions(target_rate=100))
     assert r.intended is not None and r.intended.p99_us >= 100_000 and r.stats.p99_us < 100_000
 
 
@@ -165,7 +165,7 @@ def test_the_per_second_timeline_sums_to_the_run(workers):
                 raise ValueError("every tenth fails")
             super().transaction(tx)
 
-    r = run(SomeFail(FakeAsyncServer(delay=0.001)), threads=2, operations=200, target_rate=80, workers=workers, processes=1)
+    r = run(SomeFail(FakeAsyncServer(delay=0.001)), threads=2, operations=200, options=RunOptions(target_rate=80, workers=workers, processes=1))
     rows = r.timeline_rows()
     assert [x["second"] for x in rows] == list(range(len(rows))) and len(rows) >= 3  # the schedule spans 2.5 s
     assert sum(x["transactions"] for x in rows) == r.count == 180
@@ -183,7 +183,7 @@ def test_the_timeline_of_two_processes_merges_second_by_second():
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from fakes import CountingWorkload
 
-    r = run(CountingWorkload(sleep_s=0.002), threads=2, processes=2, operations=400, workers="greenlets")
+    r = run(CountingWorkload(sleep_s=0.002), threads=2, operations=400, options=RunOptions(processes=2, workers="greenlets"))
     assert r.complete and sum(x["transactions"] for x in r.timeline_rows()) == r.count == 400
 
 
@@ -191,7 +191,7 @@ def test_a_timeline_figure_draws_a_row_and_says_so_when_a_row_has_none():
     from labkit.errors import ConfigError
     from labkit.results import timeline_figure
 
-    r = run(KeyReads(FakeAsyncServer(delay=0.001)), threads=2, operations=150, target_rate=100, workers="greenlets")
+    r = run(KeyReads(FakeAsyncServer(delay=0.001)), threads=2, operations=150, options=RunOptions(target_rate=100, workers="greenlets"))
     row = r.to_row() | {"pattern": "fake", "approach": "baseline", "engine": "fake", "server_version": "0", "provider": "unit-test", "nodes": 1}
     fig = timeline_figure(row, marks=[(1.0, "something changed")])
     assert sum(v for v in fig.data[0].y if v == v) > 0
@@ -220,7 +220,7 @@ def test_a_worker_lock_held_across_calls_keeps_order_without_deadlock(workers):
                 self.counts[i] = before + 1
 
     w = SharedCounters(FakeAsyncServer(delay=0.002))
-    r = run(w, threads=8, operations=400, workers=workers)
+    r = run(w, threads=8, operations=400, options=RunOptions(workers=workers))
     assert r.count == 400 and sum(w.counts) == 400
 
 
@@ -236,7 +236,7 @@ def test_ctrl_c_inside_a_worker_stops_the_run_with_what_was_measured(workers, wh
                 raise KeyboardInterrupt
             super().transaction(tx)
 
-    r = run(InterruptedOnce(FakeAsyncServer(delay=0.002)), threads=4, operations=4000, warmup=8, workers=workers)
+    r = run(InterruptedOnce(FakeAsyncServer(delay=0.002)), threads=4, operations=4000, options=RunOptions(warmup=8, workers=workers))
     assert not r.complete and r.count < 4000
     if when >= 0:
         assert r.count > 0
@@ -259,7 +259,7 @@ def test_cancelling_while_workers_wait_for_a_worker_lock_ends_the_run():
 
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
-    r = run(OneLock(FakeAsyncServer(delay=0.05)), threads=8, operations=10_000, cancel=cancel, workers="greenlets")
+    r = run(OneLock(FakeAsyncServer(delay=0.05)), threads=8, operations=10_000, options=RunOptions(workers="greenlets"), watch=Watch(cancel=cancel))
     assert not r.complete and 0 < r.count < 10_000
 
 
@@ -274,11 +274,11 @@ def test_a_driver_call_outside_tx_call_is_named_as_the_client_limit():
         def transaction(self, tx):
             tx.call("wait", time.sleep, 0.01)
 
-    r = run(Direct(), threads=8, operations=80, workers="greenlets")
+    r = run(Direct(), threads=8, operations=80, options=RunOptions(workers="greenlets"))
     assert r.limit == "client" and "outside tx.call" in r.limit_note, (r.limit, r.limit_note)
-    r = run(Through(), threads=8, operations=80, workers="greenlets")
+    r = run(Through(), threads=8, operations=80, options=RunOptions(workers="greenlets"))
     assert "outside tx.call" not in r.limit_note
-    assert run(Direct(), threads=8, operations=80, workers="threads").limit_note.find("outside tx.call") < 0
+    assert run(Direct(), threads=8, operations=80, options=RunOptions(workers="threads")).limit_note.find("outside tx.call") < 0
 
 
 @pytest.mark.timeout(120)
@@ -309,7 +309,7 @@ def test_a_real_ctrl_c_at_any_moment_ends_a_greenlet_run_with_what_was_measured(
     for _ in range(12):
         w = SignalledOnce(FakeAsyncServer(delay=0.0005), after_s=rng.uniform(0.02, 0.3))
         started = time.monotonic()
-        r = run(w, threads=16, operations=400_000, workers="greenlets", verify=False)
+        r = run(w, threads=16, operations=400_000, options=RunOptions(workers="greenlets", verify=False))
         w.timer.join()
         assert not r.complete and 0 < r.count < 400_000
         assert time.monotonic() - started < 10
@@ -376,7 +376,7 @@ def test_replies_on_the_hubs_event_loop_resume_workers_in_its_thread_and_other_t
     loop_server, thread_server = FakeLoopServer(delay=0.01), FakeAsyncServer(delay=0.01)
     w = MixedReads(loop_server, thread_server)
     started = time.monotonic()
-    r = run(w, threads=20, operations=400, warmup=20, workers="greenlets")
+    r = run(w, threads=20, operations=400, options=RunOptions(warmup=20, workers="greenlets"))
     assert r.complete and r.count == 400 and r.errors == 0 and len(w.seen) == 400
     assert w.threads == loop_server.loop_threads  # replies were handed over in the hub's own thread
     assert time.monotonic() - started < 5  # 20 per round trip of 2 x 10 ms: about 0.4 s; a missed wake-up costs a 0.1 s tick each
@@ -389,7 +389,7 @@ def test_the_hubs_event_loop_runs_where_a_kernels_loop_is_already_running():
     import asyncio
 
     async def cell() -> int:  # a Jupyter cell runs inside the kernel's running loop and calls run() synchronously
-        r = run(KeyReads(FakeLoopServer()), threads=4, operations=40, workers="greenlets")
+        r = run(KeyReads(FakeLoopServer()), threads=4, operations=40, options=RunOptions(workers="greenlets"))
         assert asyncio.get_running_loop() is outer  # the kernel's loop is put back
         return r.count
 
@@ -401,13 +401,13 @@ def test_the_hubs_event_loop_runs_where_a_kernels_loop_is_already_running():
 
 
 def test_thread_workers_say_their_calls_are_blocking():
-    r = run(KeyReads(FakeAsyncServer()), threads=2, operations=10, workers="threads")
+    r = run(KeyReads(FakeAsyncServer()), threads=2, operations=10, options=RunOptions(workers="threads"))
     assert r.to_row()["client_path"] == "blocking calls (threads)"
 
 
 def test_a_paced_run_on_a_loop_driver_starts_each_transaction_on_time():
     """Workers resumed inside the hub's event loop schedule their next start there: the loop's wait must end
     for that timer (not at the next 0.1 s tick), or every paced start would be late."""
-    r = run(KeyReads(FakeLoopServer(delay=0.002)), threads=1, operations=60, target_rate=100, workers="greenlets")
+    r = run(KeyReads(FakeLoopServer(delay=0.002)), threads=1, operations=60, options=RunOptions(target_rate=100, workers="greenlets"))
     assert r.count == 60 and r.intended is not None
     assert r.intended.p50_us < 20_000  # on time: a few ms of service time; late by a tick: 50-100 ms

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from labkit.runner import BaseWorkload, run
+from labkit.runner import BaseWorkload, RunOptions, Watch, run
 from labkit.runner.limits import limit_of
 from labkit.runner.server_cpu import MeterWithoutBudgets, NodeCpu, ServerCpu
 
@@ -53,7 +53,7 @@ def test_a_workload_that_only_burns_client_cpu_is_client_limited():
 
 
 def test_a_gil_bound_many_thread_run_is_client_limited():
-    r = run(ManyThreadsShortWaits(), threads=16, operations=3000, workers="threads")
+    r = run(ManyThreadsShortWaits(), threads=16, operations=3000, options=RunOptions(workers="threads"))
     assert r.limit == "client", (r.client_cpu_cores, r.client_gil_wait_ms, r.limit_note)
 
 
@@ -64,7 +64,7 @@ def test_a_waiting_client_with_a_node_at_its_budget_is_server_limited():
         def transaction(self, tx):
             time.sleep(0.005)
 
-    r = run(Waits(), threads=2, operations=200, server_meter=FakeMeter())
+    r = run(Waits(), threads=2, operations=200, watch=Watch(server_meter=FakeMeter()))
     assert r.limit == "server node2", (r.limit, r.limit_note, r.client_gil_wait_ms)
     row = r.to_row()
     assert row["node_busy_max"] >= 0.9
@@ -227,7 +227,9 @@ def test_the_machine_cpu_no_process_accounts_for_is_named():
             return ServerCpu(1.0, {"node1": NodeCpu(0.3, None)})
 
     for processes in (1, 2):
-        row = run(CountingWorkload(sleep_s=0.002), threads=2, operations=200, processes=processes, server_meter=Meter()).to_row()
+        row = run(CountingWorkload(sleep_s=0.002), threads=2, operations=200,
+            options=RunOptions(processes=processes),
+            watch=Watch(server_meter=Meter())).to_row()
         for column in ("machine_cpu_cores", "kernel_interrupt_cores", "coordinator_cpu_cores", "server_cpu_cores", "machine_cpu_other_cores"):
             assert row[column] is not None, column
         assert row["server_cpu_cores"] == 0.3 and row["kernel_interrupt_cores"] >= 0 and row["coordinator_cpu_cores"] >= 0

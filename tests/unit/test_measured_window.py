@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.runner import BaseWorkload, run
+from labkit.runner import BaseWorkload, RunOptions, Watch, run
 from labkit.runner.server_cpu import NodeCpu, ServerCpu
 
 
@@ -62,7 +62,9 @@ def stamps(folder: Path) -> dict[str, list[float]]:
 @pytest.mark.parametrize("processes", [1, 2])
 def test_warm_up_is_unbudgeted_and_unmetered_and_the_measured_window_is_metered(tmp_path, processes):
     meter = RecordingMeter()
-    r = run(StampsEveryTransaction(tmp_path), threads=2, processes=processes, operations=40, warmup=20, server_meter=meter)
+    r = run(StampsEveryTransaction(tmp_path), threads=2, operations=40,
+        options=RunOptions(processes=processes, warmup=20),
+        watch=Watch(server_meter=meter))
     assert r.complete
     names = [e for e, _ in meter.events]
     assert names == ["lifted", "budgets back", "meter start", "meter stop", "lifted", "budgets back"], names  # then verify, unbudgeted
@@ -80,5 +82,7 @@ def test_a_failing_window_opening_releases_no_worker(tmp_path):
             raise RuntimeError("could not read the nodes' counters")
 
     with pytest.raises(Exception, match="counters|crashed"):
-        run(StampsEveryTransaction(tmp_path), threads=2, processes=2, operations=40, warmup=10, server_meter=BrokenMeter())
+        run(StampsEveryTransaction(tmp_path), threads=2, operations=40,
+            options=RunOptions(processes=2, warmup=10),
+            watch=Watch(server_meter=BrokenMeter()))
     assert stamps(tmp_path)["measured"] == []

@@ -94,11 +94,12 @@ def test_ycsb_usertable_is_sharded_after_it_is_dropped_for_a_fresh_load(monkeypa
     from unittest.mock import MagicMock
 
     from labkit.workloads.ycsb import mongodb as ycsb_mongodb
+    from labkit.workloads.ycsb.core import YcsbSettings
 
     sent = []
     monkeypatch.setattr(ycsb_mongodb, "shard_collections", lambda client, database, keys: sent.append((database, dict(keys))))
-    workload = ycsb_mongodb.YcsbMongo("mongodb://fake/", "baseline/a", "mix", records=10, fields=2, field_length=8, max_scan=5,
-                                      insert_order="hashed", distribution="default")
+    workload = ycsb_mongodb.YcsbMongo("mongodb://fake/", "baseline/a", "mix", YcsbSettings(records=10, fields=2, field_length=8, max_scan=5,
+                                                                                   insert_order="hashed", distribution="default"))
     client = MagicMock()
     client.__getitem__.return_value.__getitem__.return_value.database.loaded.find_one.return_value = None
     workload._client = client

@@ -75,7 +75,7 @@ def test_purge_drops_only_the_namespace_prefix(monkeypatch):
 
 
 def test_a_row_on_a_shared_cluster_says_which_share_of_the_requests_was_not_its_own():
-    from labkit.runner import run
+    from labkit.runner import RunOptions, run
     from test_runner import CountingWorkload
 
     class SharedCluster(CountingWorkload):
@@ -86,7 +86,7 @@ def test_a_row_on_a_shared_cluster_says_which_share_of_the_requests_was_not_its_
                 ours = sum(self.per_worker.values())
             return {"requests_own": ours, "requests_foreign": ours // 2}
 
-    row = run(SharedCluster(), threads=2, operations=40, warmup=0).to_row()
+    row = run(SharedCluster(), threads=2, operations=40, options=RunOptions(warmup=0)).to_row()
     assert (row["server_counter_requests_own"], row["server_counter_requests_foreign"], row["foreign_request_share"]) == (40, 20, 0.333)
     plain = run(CountingWorkload(), threads=2, operations=10).to_row()
     assert "foreign_request_share" not in plain  # a cluster of one's own: no such column

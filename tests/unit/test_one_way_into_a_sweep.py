@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from labkit.cli import app
 from labkit.errors import ConfigError
 from labkit.catalogue import descriptions
-from labkit.patterns.pattern_sweep import PatternSweep, pattern_slot
-from labkit.widgets import ControlPanel
+from labkit.patterns.pattern_sweep import PatternSweep, SweepSite, pattern_slot
+from labkit.widgets import ControlPanel, PanelStart
 
 CASES = [(p, phase, engine) for p in descriptions() for phase in p.phases for engine in p.engines]
 
@@ -41,8 +41,8 @@ def through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch) -
 
 
 def through_the_panel(pattern, phase, engine, operations) -> dict | str:
-    panel = ControlPanel(pattern, phase=phase, slot=pattern_slot(pattern, phase, engine=engine), threads=(2, 4), thread_step=2, nodes=1,
-                         operations=operations)
+    panel = ControlPanel(pattern, phase=phase, slot=pattern_slot(pattern, phase, engine=engine),
+                         start=PanelStart(threads=(2, 4), thread_step=2, nodes=1, operations=operations))
     try:
         return comparable(panel.sweep())
     except ConfigError as exc:
@@ -77,6 +77,6 @@ def test_a_budget_given_beside_a_slot_is_refused_not_ignored():
 
     plan = index_table.PATTERN.sweep_plan("quick", "login")
     with pytest.raises(ConfigError, match="set it there"):
-        PatternSweep(index_table.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"), node_cpu=0.5)
+        PatternSweep(index_table.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"), site=SweepSite(node_cpu=0.5))
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=0.5)
-    assert PatternSweep(index_table.PATTERN, plan, slot=slot, node_cpu=0.5).slot is slot
+    assert PatternSweep(index_table.PATTERN, plan, slot=slot, site=SweepSite(node_cpu=0.5)).slot is slot

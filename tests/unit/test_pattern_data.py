@@ -92,7 +92,7 @@ def test_uuid_key_checks_its_inputs_and_counts_collisions():
 
 def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touching_the_cluster():
     from labkit.patterns.uuid_key import cassandra as uuid_key_cql
-    from labkit.runner import run
+    from labkit.runner import RunOptions, run
 
     dcs = {"dc1": ["127.0.0.1"], "dc2": ["127.0.0.2"]}
     workload = uuid_key_cql.UuidKey(dcs, "pattern", "availability", 10, wan_proxy=("127.1.2.250", uuid_key_cql.WAN_PROXY_PORT))
@@ -102,7 +102,7 @@ def test_uuid_key_refuses_runs_that_cannot_split_into_two_regions_before_touchin
     with pytest.raises(ConfigError, match="operations=20"):
         run(workload, threads=2, operations=30)
     with pytest.raises(ConfigError, match="processes=1"):
-        run(workload, threads=2, operations=20, processes=2)
+        run(workload, threads=2, operations=20, options=RunOptions(processes=2))
     with pytest.raises(ConfigError, match="converge"):
         run(uuid_key_cql.UuidKey(dcs, "pattern", "partition", 10), threads=2, operations=20)
 

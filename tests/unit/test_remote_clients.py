@@ -41,12 +41,12 @@ def test_two_dask_workers_run_the_exact_operations_and_merge_exactly():
     """A LocalCluster of 2 worker processes, each one client process of the run (a fake workload: the runner only)."""
     from fakes import CountingWorkload
 
-    from labkit.runner import run
+    from labkit.runner import RunOptions, run
     from labkit.runner.remote import check_workers, connected
 
     with connected(parse_clients("local:2")) as client:
         assert len(check_workers(client)) == 2
-        r = run(CountingWorkload(sleep_s=0.001), threads=8, operations=2000, processes=2, clients=client, verify=False)
+        r = run(CountingWorkload(sleep_s=0.001), threads=8, operations=2000, options=RunOptions(processes=2, clients=client, verify=False))
     assert r.complete and r.stats.count == 2000 and r.stats.errors == 0
     assert r.processes == 2 and sum(part.transactions.histogram.get_total_count() for part in r.parts) == r.measurements.transactions.histogram.get_total_count() == 2000
     assert sum(n for _, n, _ in r.client_hosts) == 2 and r.client_problems == []
@@ -89,28 +89,28 @@ def _empty_stats():
 
 def test_a_sweep_refuses_a_bad_clients_form_when_it_is_made():
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import PatternSweep
+    from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
     from labkit.results import SweepPlan
 
     plan = SweepPlan(pattern="index-table", approaches=["pattern"], threads=[2], operations=10)
     with pytest.raises(ConfigError, match="dask://HOST:PORT"):
-        PatternSweep(describe("index-table"), plan, phase="login", clients="tcp://10.0.0.5:8786")
+        PatternSweep(describe("index-table"), plan, phase="login", site=SweepSite(clients="tcp://10.0.0.5:8786"))
 
 
 def test_an_unreachable_scheduler_is_refused_before_any_cluster_starts(monkeypatch):
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import PatternSweep
+    from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
     from labkit.results import SweepPlan
     from labkit.runner import remote
 
     def no_cluster(*args, **kwargs):
-        raise AssertionError("a cluster slot was made before the scheduler was reached")
+        raise AssertionError("a cluster was asked for before the scheduler was reached")
 
-    monkeypatch.setattr(ClusterSlot, "for_engine", no_cluster)
+    monkeypatch.setattr(ClusterSlot, "info_for", no_cluster)
     monkeypatch.setattr(remote, "CONNECT_TIMEOUT_S", 1)
     plan = SweepPlan(pattern="index-table", approaches=["pattern"], threads=[2], operations=10)
-    chosen = PatternSweep(describe("index-table"), plan, phase="login", clients="dask://127.0.0.1:9")  # port 9 (discard): nothing listens
+    chosen = PatternSweep(describe("index-table"), plan, phase="login", site=SweepSite(clients="dask://127.0.0.1:9"))  # port 9 (discard): nothing listens
     with pytest.raises(ConfigError, match="cannot reach the Dask scheduler at dask://127.0.0.1:9"):
         list(chosen.rows(echo=lambda line: None))
 
@@ -127,14 +127,14 @@ def test_the_cli_says_what_a_clients_value_should_look_like(tmp_path):
 def test_the_panel_hands_its_clients_to_the_sweep_whose_auto_processes_become_one_per_worker():
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
-    from labkit.widgets import ControlPanel
+    from labkit.widgets import ControlPanel, PanelRuns
 
     pattern = describe("index-table")
-    panel = ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", clients="local:2")
+    panel = ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", runs=PanelRuns(clients="local:2"))
     chosen = panel.sweep()
     assert chosen.clients is not None and chosen.clients.local_workers == 2 and chosen.plan.processes == "auto"
     with pytest.raises(ConfigError, match="local:"):
-        ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", clients="local:").sweep()
+        ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", runs=PanelRuns(clients="local:")).sweep()
 
 
 @pytest.mark.timeout(120)
@@ -156,9 +156,9 @@ def test_the_students_namespace_travels_inside_the_workload_not_from_a_workers_e
 def test_a_workload_that_checks_what_one_process_remembers_is_refused_on_dask_workers():
     from fakes import CountingWorkload
 
-    from labkit.runner import run
+    from labkit.runner import RunOptions, run
 
     workload = CountingWorkload()
     workload.max_processes = 1
     with pytest.raises(ConfigError, match="without --clients"):
-        run(workload, threads=2, operations=10, clients=object())  # refused before any task is sent
+        run(workload, threads=2, operations=10, options=RunOptions(clients=object()))  # refused before any task is sent

@@ -251,3 +251,21 @@ def test_repeated_points_are_drawn_as_their_median_with_the_spread():
     assert all(len(t.x) == 2 for t in lat.data) and lat.data[0].error_y.array is not None
     single = throughput_figure(sample_table())
     assert single.data[0].error_y.array is None and "median" not in single.layout.title.text
+
+
+def test_a_plan_is_checked_once_per_state_and_again_when_it_changes(monkeypatch):
+    """PatternSweep checks a plan when made and the sweep loop when it starts: the second check of an unchanged
+    plan does nothing; a plan changed since is checked again (and a bad run option is named)."""
+    plan = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5)
+    calls = []
+    original = SweepPlan._check
+    monkeypatch.setattr(SweepPlan, "_check", lambda self: (calls.append(1), original(self))[1])
+    plan.check()
+    plan.check()
+    assert len(calls) == 1
+    plan.threads = [0]
+    with pytest.raises(ConfigError, match="threads must be at least 1"):
+        plan.check()
+    plan.threads, plan.run_options = [1], {"warm_up": 5}
+    with pytest.raises(ConfigError, match="unknown run option"):
+        plan.check()

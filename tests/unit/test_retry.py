@@ -8,7 +8,7 @@ import pytest
 
 from fakes import FlakyOp
 from labkit.errors import ConfigError
-from labkit.runner import BaseWorkload, RetryPolicy, run
+from labkit.runner import BaseWorkload, RetryPolicy, RunOptions, run
 from labkit.runner.measurements import Series
 from labkit.runner.retry import Retrier
 
@@ -82,7 +82,7 @@ class TwoOps(BaseWorkload):
 
 
 def test_retries_are_counted_per_operation_type_in_a_run():
-    r = run(TwoOps(), threads=3, operations=30, retry=RetryPolicy(max_tries=3, initial_backoff=0.0001, max_backoff=0.001))
+    r = run(TwoOps(), threads=3, operations=30, options=RunOptions(retry=RetryPolicy(max_tries=3, initial_backoff=0.0001, max_backoff=0.001)))
     assert r.count == 30 and r.errors == 0
     assert r.ops["read"].retries == 30 and r.ops["read"].errors == 0
     assert r.ops["write"].retries == 0

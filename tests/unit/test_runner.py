@@ -9,7 +9,7 @@ import pytest
 
 from fakes import CountingWorkload, NoopWorkload
 from labkit.errors import ConfigError, LabkitError
-from labkit.runner import BaseWorkload, RetryPolicy, run, split_evenly
+from labkit.runner import BaseWorkload, RetryPolicy, RunOptions, Watch, run, split_evenly
 
 WORKERS = pytest.mark.parametrize("workers", ["threads", "greenlets"])
 """Every runner guarantee holds for both ways of keeping transactions in flight."""
@@ -26,7 +26,7 @@ def test_split_evenly_is_exact_and_fair(total, parts):
 @WORKERS
 def test_thousand_over_seven_threads_runs_exactly_the_shares(workers):
     w = CountingWorkload()
-    r = run(w, workers=workers, threads=7, operations=1000)
+    r = run(w, threads=7, operations=1000, options=RunOptions(workers=workers))
     assert r.complete and r.count == 1000 and r.errors == 0
     assert sorted(w.per_worker.values()) == [142] + [143] * 6
     assert r.ops["noop"].count == 1000
@@ -35,10 +35,10 @@ def test_thousand_over_seven_threads_runs_exactly_the_shares(workers):
 
 def test_phases_run_in_order_and_can_be_skipped():
     w = CountingWorkload()
-    run(w, threads=2, operations=10, cleanup=True)
+    run(w, threads=2, operations=10, options=RunOptions(cleanup=True))
     assert w.phases == ["setup", "load", "verify", "cleanup"]
     w2 = CountingWorkload()
-    run(w2, threads=2, operations=10, setup=False, load=False, verify=False)
+    run(w2, threads=2, operations=10, options=RunOptions(setup=False, load=False, verify=False))
     assert w2.phases == []
 
 
@@ -55,7 +55,7 @@ class SlowWarmup(CountingWorkload):
 @WORKERS
 def test_barrier_releases_all_workers_together_after_warmup(workers):
     w = SlowWarmup()
-    r = run(w, workers=workers, threads=4, operations=40, warmup=4)
+    r = run(w, threads=4, operations=40, options=RunOptions(workers=workers, warmup=4))
     assert r.count == 40
     starts = list(w.first_start.values())
     assert len(starts) == 4
@@ -66,7 +66,7 @@ def test_barrier_releases_all_workers_together_after_warmup(workers):
 
 @WORKERS
 def test_target_rate_is_kept_within_ten_percent(workers):
-    r = run(CountingWorkload(), workers=workers, threads=4, operations=300, target_rate=200)
+    r = run(CountingWorkload(), threads=4, operations=300, options=RunOptions(workers=workers, target_rate=200))
     assert r.count == 300
     assert r.throughput == pytest.approx(200, rel=0.10)
 
@@ -81,7 +81,7 @@ def test_two_millisecond_transactions_give_p50_near_two_ms():
 
 @WORKERS
 def test_processes_merge_exactly_to_the_sum_of_their_parts(workers):
-    r = run(CountingWorkload(sleep_s=0.0005), workers=workers, threads=2, processes=2, operations=101)
+    r = run(CountingWorkload(sleep_s=0.0005), threads=2, operations=101, options=RunOptions(workers=workers, processes=2))
     assert r.complete and r.count == 101 and len(r.parts) == 2
     assert sorted(p.transactions.count for p in r.parts) == [50, 51]
     assert sum(p.op("noop").count for p in r.parts) == r.ops["noop"].count == 101
@@ -101,7 +101,7 @@ def test_cancellation_returns_partial_result_promptly(workers):
     timer = threading.Timer(0.3, cancel.set)
     timer.start()
     t0 = time.monotonic()
-    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, operations=10_000, cancel=cancel)
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, options=RunOptions(workers=workers), watch=Watch(cancel=cancel))
     assert time.monotonic() - t0 < 1.5
     assert not r.complete
     assert 0 < r.count < 10_000
@@ -113,7 +113,7 @@ def test_cancellation_stops_a_paced_run_waiting_for_its_turn(workers):
     cancel = threading.Event()
     threading.Timer(0.2, cancel.set).start()
     t0 = time.monotonic()
-    r = run(CountingWorkload(), workers=workers, threads=1, operations=100, target_rate=1, cancel=cancel)
+    r = run(CountingWorkload(), threads=1, operations=100, options=RunOptions(workers=workers, target_rate=1), watch=Watch(cancel=cancel))
     assert time.monotonic() - t0 < 1.0
     assert not r.complete and r.count == 1
 
@@ -122,8 +122,9 @@ def test_cancellation_stops_a_paced_run_waiting_for_its_turn(workers):
 def test_cancellation_of_processes_returns_partial_result(workers):
     cancel = threading.Event()
     # cancel once transactions are being measured (spawning processes can take seconds on a busy machine)
-    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, processes=2, operations=100_000, cancel=cancel,
-            progress=lambda done, _total: cancel.set() if done > 0 else None)
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=100_000,
+        options=RunOptions(workers=workers, processes=2),
+        watch=Watch(cancel=cancel, progress=lambda done, _total: cancel.set() if done > 0 else None))
     assert not r.complete and 0 < r.count < 100_000
 
 
@@ -136,14 +137,16 @@ def test_keyboard_interrupt_returns_partial_result(workers):
         if len(ticks) == 3:
             raise KeyboardInterrupt  # what Ctrl-C does in the thread that called run()
 
-    r = run(CountingWorkload(sleep_s=0.01), workers=workers, threads=2, operations=10_000, progress=progress)
+    r = run(CountingWorkload(sleep_s=0.01), threads=2, operations=10_000, options=RunOptions(workers=workers), watch=Watch(progress=progress))
     assert not r.complete and 0 < r.count < 10_000
 
 
 @WORKERS
 def test_progress_reports_reach_the_total(workers):
     seen = []
-    run(CountingWorkload(sleep_s=0.001), workers=workers, threads=2, operations=300, progress=lambda d, t: seen.append((d, t)))
+    run(CountingWorkload(sleep_s=0.001), threads=2, operations=300,
+        options=RunOptions(workers=workers),
+        watch=Watch(progress=lambda d, t: seen.append((d, t))))
     assert seen[-1] == (300, 300)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
@@ -160,7 +163,8 @@ class Failing(BaseWorkload):
 
 @WORKERS
 def test_failed_transactions_are_counted_with_their_cause(workers):
-    r = run(Failing(), workers=workers, threads=2, operations=20, retry=RetryPolicy(max_tries=2, initial_backoff=0, max_backoff=0))
+    r = run(Failing(), threads=2, operations=20,
+        options=RunOptions(workers=workers, retry=RetryPolicy(max_tries=2, initial_backoff=0, max_backoff=0)))
     assert r.count == 0 and r.errors == 20
     assert r.ops["write"].errors == 20 and r.ops["write"].retries == 20
     assert r.error_kinds == {"ConnectionError": 20}
@@ -176,7 +180,7 @@ class Crashing(BaseWorkload):
 @WORKERS
 def test_a_worker_crash_is_reported_not_hidden(workers):
     with pytest.raises(LabkitError, match="workload bug"):
-        run(Crashing(), workers=workers, threads=3, operations=30)
+        run(Crashing(), threads=3, operations=30, options=RunOptions(workers=workers))
 
 
 @pytest.mark.parametrize(
@@ -186,11 +190,11 @@ def test_a_worker_crash_is_reported_not_hidden(workers):
         (dict(threads=-3, operations=10), "threads must be at least 1"),
         (dict(threads=2.5, operations=10), "threads must be a whole number"),
         (dict(threads=1, operations=0), "operations must be at least 1"),
-        (dict(threads=1, operations=10, processes=0), "processes must be at least 1"),
-        (dict(threads=1, operations=10, target_rate=-5), "target_rate must be a positive number"),
-        (dict(threads=1, operations=10, target_rate=0), "target_rate must be a positive number"),
-        (dict(threads=1, operations=10, warmup=-1), "warmup must be at least 0"),
-        (dict(threads=1, operations=10, workers="fibers"), "workers must be 'threads'.*or 'greenlets'"),
+        (dict(threads=1, operations=10, options=RunOptions(processes=0)), "processes must be at least 1"),
+        (dict(threads=1, operations=10, options=RunOptions(target_rate=-5)), "target_rate must be a positive number"),
+        (dict(threads=1, operations=10, options=RunOptions(target_rate=0)), "target_rate must be a positive number"),
+        (dict(threads=1, operations=10, options=RunOptions(warmup=-1)), "warmup must be at least 0"),
+        (dict(threads=1, operations=10, options=RunOptions(workers="fibers")), "workers must be 'threads'.*or 'greenlets'"),
     ],
 )
 def test_bad_arguments_say_what_to_do(kwargs, match):
@@ -239,7 +243,7 @@ def test_open_process_runs_before_the_measured_transactions():
     from fakes import HookedWorkload
 
     w = HookedWorkload()
-    run(w, threads=2, operations=10, warmup=2)
+    run(w, threads=2, operations=10, options=RunOptions(warmup=2))
     assert w.phases[:3] == ["setup", "load", "open_process"]
     assert w.phases.index("open_process") < w.phases.index("measuring") < w.phases.index("verify")
     assert "close_process" not in w.phases  # the caller (sweep) closes after verify/cleanup
@@ -260,7 +264,7 @@ class CountedByServer(CountingWorkload):
 
 
 def test_server_counters_report_their_growth_during_the_run_only():
-    r = run(CountedByServer(), threads=3, operations=30, warmup=0)
+    r = run(CountedByServer(), threads=3, operations=30, options=RunOptions(warmup=0))
     assert r.server == {"conflicts": 30}
     assert r.to_row()["server_counter_conflicts"] == 30
 

@@ -9,7 +9,7 @@ import pytest
 from labkit.cli import _unverified
 from labkit.errors import VerificationUnfinished
 from labkit.results.verification import verification_report
-from labkit.runner import run
+from labkit.runner import RunOptions, Watch, run
 from labkit.runner.server_cpu import NodeCpu, ServerCpu
 from tests.fakes import CountingWorkload
 
@@ -66,7 +66,7 @@ class NotesBudgets(CountingWorkload):
 def test_verify_and_cleanup_run_without_budgets_and_the_window_keeps_them():
     meter = LiftingMeter()
     w = NotesBudgets(meter)
-    r = run(w, threads=2, operations=20, warmup=4, server_meter=meter, cleanup=True)
+    r = run(w, threads=2, operations=20, options=RunOptions(warmup=4, cleanup=True), watch=Watch(server_meter=meter))
     assert r.verification.ok and w.lifted_during == {"verify": True, "cleanup": True}
     assert meter.events == [("lifted", True), ("budgets back", None), ("meter start", None), ("meter stop", None),
                             ("lifted", False), ("budgets back", None)]
@@ -76,7 +76,7 @@ def test_verify_and_cleanup_run_without_budgets_and_the_window_keeps_them():
 @pytest.mark.parametrize("error", [VerificationUnfinished("reading ks.t, token range 3 of 64 timed out 4 times"), TimeoutError("coordinator gave up")])
 def test_a_verify_that_cannot_finish_keeps_the_measured_row(error):
     meter = LiftingMeter()
-    r = run(NotesBudgets(meter, verify_error=error), threads=2, operations=20, server_meter=meter, cleanup=True)
+    r = run(NotesBudgets(meter, verify_error=error), threads=2, operations=20, options=RunOptions(cleanup=True), watch=Watch(server_meter=meter))
     row = r.to_row()
     assert r.complete and row["count"] == 20 and row["throughput"] > 0
     assert row["verify_ok"] is None and row["verify_state"] == "unfinished"
@@ -86,7 +86,7 @@ def test_a_verify_that_cannot_finish_keeps_the_measured_row(error):
 
 
 def test_a_cleanup_that_fails_keeps_the_verified_row():
-    r = run(NotesBudgets(LiftingMeter(), cleanup_error=RuntimeError("keyspace busy")), threads=1, operations=5, cleanup=True)
+    r = run(NotesBudgets(LiftingMeter(), cleanup_error=RuntimeError("keyspace busy")), threads=1, operations=5, options=RunOptions(cleanup=True))
     assert r.verification.ok and r.to_row()["cleanup_problem"] == "cleanup() did not finish: RuntimeError: keyspace busy"
 
 

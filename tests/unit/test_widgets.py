@@ -10,7 +10,7 @@ from fake_pattern import cassandra as fake_binding
 from labkit.clusters.base import ClusterInfo
 from labkit.clusters.slot import ClusterSlot
 from labkit.errors import ConfigError
-from labkit.widgets import ControlPanel, thread_counts
+from labkit.widgets import ControlPanel, PanelStart, thread_counts
 
 
 class FakeCluster:
@@ -46,9 +46,10 @@ def fresh_binding():
 
 def make_panel(sleep_s=0.0, **kw):
     fake_binding.BEHAVIOUR["sleep_s"] = sleep_s
-    options = dict(threads=(1, 3), operations=30, nodes=2, phase="login")
-    options.update(kw)
-    return ControlPanel(PATTERN, slot=ClusterSlot(start), **options), fake_pattern.MADE
+    phase = kw.pop("phase", "login")
+    values = dict(threads=(1, 3), operations=30, nodes=2)
+    values.update(kw)
+    return ControlPanel(PATTERN, slot=ClusterSlot(start), phase=phase, start=PanelStart(**values)), fake_pattern.MADE
 
 
 def test_thread_counts_cover_the_range_and_its_end():
@@ -83,7 +84,7 @@ def test_a_phase_shows_only_its_settings_and_a_size_sets_the_start():
     with pytest.raises(ConfigError, match="phase"):
         ControlPanel(PATTERN, slot=ClusterSlot(start), phase="register", size=size)
     with pytest.raises(ConfigError, match="setting users must be from 1 to 50"):
-        ControlPanel(PATTERN, slot=ClusterSlot(start), settings={"users": 99})
+        ControlPanel(PATTERN, slot=ClusterSlot(start), start=PanelStart(settings={"users": 99}))
 
 
 def test_run_sweeps_the_sliders_and_draws_every_point():
@@ -185,7 +186,7 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
         return BudgetedCluster(n)
 
     slot = ClusterSlot(start_budgeted)
-    panel = ControlPanel(PATTERN, slot=slot, threads=(1, 1), operations=10)
+    panel = ControlPanel(PATTERN, slot=slot, start=PanelStart(threads=(1, 1), operations=10))
     panel.approaches["pattern"].value = False
     assert panel.node_cpu is None
     panel.run(wait=True)
@@ -199,7 +200,7 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
 
 def test_the_cpu_per_node_control_shows_a_choice_for_every_budget():
     slot = ClusterSlot(lambda n, node_cpu=None: FakeCluster(n))
-    panel = ControlPanel(PATTERN, slot=slot, threads=(1, 1), operations=10)
+    panel = ControlPanel(PATTERN, slot=slot, start=PanelStart(threads=(1, 1), operations=10))
     panel.approaches["pattern"].value = False
     assert panel.cpu_per_node.label.startswith("none") and panel.node_cpu is None  # a visible choice, not a blank dropdown
     panel.cpu_per_node.value = 0.25  # what a student's click does

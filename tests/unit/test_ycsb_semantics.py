@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.runner import run
+from labkit.runner import RunOptions, run
 from labkit.workloads.ycsb import MIXES, WORKLOAD, KeyChooser, OperationChooser, Zipfian, key_name, mix
 from labkit.workloads.ycsb.cassandra import YcsbCassandra
-from labkit.workloads.ycsb.core import fnv64, insert_keynum
+from labkit.workloads.ycsb.core import YcsbSettings, fnv64, insert_keynum
 
 OPS = 20_000
 
@@ -185,8 +185,8 @@ class InMemoryYcsb(YcsbCassandra):
     """The Cassandra binding with its session replaced (no schema statements, no server)."""
 
     def __init__(self, approach, records=300):
-        super().__init__(["127.0.0.1"], approach, "mix", records=records, fields=3, field_length=8, max_scan=10, insert_order="hashed",
-                         distribution="default", consistency="ONE", replication=1)
+        super().__init__(["127.0.0.1"], approach, "mix", YcsbSettings(records=records, fields=3, field_length=8, max_scan=10, insert_order="hashed",
+                                                                      distribution="default", consistency="ONE", replication=1))
         self._session = FakeSession()
 
     def setup(self):
@@ -204,7 +204,7 @@ class InMemoryYcsb(YcsbCassandra):
 @pytest.mark.parametrize("name", list(MIXES))
 def test_the_bindings_transactions_carry_out_each_mix_in_its_shares(name):
     workload = InMemoryYcsb(f"baseline/{name}")
-    result = run(workload, threads=4, operations=OPS, seed=2)
+    result = run(workload, threads=4, operations=OPS, options=RunOptions(seed=2))
     counts = {op: s.count for op, s in result.ops.items()}
     assert result.stats.errors == 0 and result.stats.count == OPS
     observed = {
@@ -258,12 +258,12 @@ def test_a_sweep_names_the_approaches_it_compares_by_default():
 
 
 def test_verify_counts_each_workers_inserts_up_to_its_first_absent_key_with_few_probes():
-    from labkit.workloads.ycsb.core import YcsbRun
+    from labkit.workloads.ycsb.core import YcsbRun, YcsbSettings
 
     class Probed(YcsbRun):
         def __init__(self, held_per_worker):
-            self.configure("baseline/d", "mix", records=100, fields=1, field_length=4, max_scan=10, insert_order="hashed",
-                           distribution="default", tags=10)
+            self.configure("baseline/d", "mix", YcsbSettings(records=100, fields=1, field_length=4, max_scan=10, insert_order="hashed",
+                                                             distribution="default", tags=10))
             self._workers = len(held_per_worker)
             self.held = {key_name(insert_keynum(100, w, self._workers, i), "hashed") for w, n in enumerate(held_per_worker) for i in range(n)}
             self.probes = 0

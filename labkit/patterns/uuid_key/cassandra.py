@@ -251,19 +251,19 @@ def sweep_resources(phase: str, _settings: Any = None) -> Iterator[dict[str, Any
 def availability_test(cluster: CassandraCluster, approach: str, users: int, threads: int, toxiproxy: Any, one_way_ms: float = 70, **run_options: Any):
     """No partition: the counter lives in dc1, Ireland reaches it through a link with `one_way_ms` each
     way. Returns (workload, RunResult); the caller closes the workload."""
-    from ...runner import run
+    from ...runner import RunOptions, run
 
     registration = workload(approach, "availability", cluster, 2 * users, one_way_ms=one_way_ms, toxiproxy=toxiproxy)
-    return registration, run(registration, threads=threads, operations=2 * users, **run_options)
+    return registration, run(registration, threads=threads, operations=2 * users, options=RunOptions.of(run_options))
 
 
 def partition_test(cluster: CassandraCluster, approach: str, users: int, threads: int, **run_options: Any):
     """Cut dc1 from dc2, let each region register `users` users, heal, repair, then verify.
     Returns (workload, RunResult); the caller closes the workload (which heals, should the run stop early)."""
-    from ...runner import run
+    from ...runner import RunOptions, run
 
     registration = workload(approach, "partition", cluster, 2 * users)
-    return registration, run(registration, threads=threads, operations=2 * users, **run_options)
+    return registration, run(registration, threads=threads, operations=2 * users, options=RunOptions.of(run_options))
 
 
 def converge(cluster: CassandraCluster, keyspace: str = KEYSPACE, timeout: float = 120) -> None:

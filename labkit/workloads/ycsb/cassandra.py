@@ -21,7 +21,7 @@ from ...errors import ConfigError
 from ...namespace import in_namespace, namespace_for, namespaced
 from ...patterns.cassandra_workload import CassandraWorkload
 from ...runner import Transaction
-from .core import YcsbRun
+from .core import YcsbRun, YcsbSettings
 
 if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
@@ -53,14 +53,11 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     base_keyspace = KEYSPACE
 
-    def __init__(self, addresses: list[str], approach: str, phase: str, *, records: int, fields: int, field_length: int,
-                 max_scan: int, insert_order: str, distribution: str, consistency: str, replication: int, tags: int = 100,
-                 chunk_cache_mb: int | None = None, flush: Callable[[], None] | None = None):
-        self.connect_to(addresses, consistency)
-        self.configure(approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                       insert_order=insert_order, distribution=distribution, tags=tags)
-        self.replication = replication
-        self.chunk_cache_mb = chunk_cache_mb  # the cache phase: what each node's chunk cache must be (checked on the server)
+    def __init__(self, addresses: list[str], approach: str, phase: str, settings: YcsbSettings, flush: Callable[[], None] | None = None):
+        self.connect_to(addresses, settings.consistency)
+        self.configure(approach, phase, settings)
+        self.replication = settings.replication
+        self.chunk_cache_mb = settings.chunk_cache_mb  # the cache phase: what each node's chunk cache must be (checked on the server)
         self._flush = flush  # the cache phase: writes the loaded memtables to SSTables, so reads go through the chunk cache
         self.table = tagged_table(approach) if self.indexed else TABLE
 
@@ -204,19 +201,17 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         return state
 
 
-def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, records: int, fields: int, field_length: int, insert_order: str,
-             consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
-             chunk_cache_mb: int | None = None) -> YcsbCassandra:
-    """The mix phases read max_scan and distribution, the index phases tags, the cache phase chunk_cache_mb."""
+def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, **settings: Any) -> YcsbCassandra:
+    """`settings`: the phase's resolved settings, by the names of YcsbSettings (the mix phases read max_scan and
+    distribution, the index phases tags, the cache phase chunk_cache_mb)."""
+    chosen = YcsbSettings.of(settings)
     flush = None
     keyspace = namespaced(KEYSPACE, namespace_for(cluster))
     if phase == "cache" and capabilities_of(cluster).admin:
         def flush() -> None:
             for node in cluster.live_nodes():
                 cluster.nodetool(node.name, "flush", keyspace)
-    return in_namespace(YcsbCassandra(cluster.addresses, approach, phase, records=records, fields=fields, field_length=field_length,
-                                      max_scan=max_scan, insert_order=insert_order, distribution=distribution, consistency=consistency,
-                                      replication=replication, tags=tags, chunk_cache_mb=chunk_cache_mb, flush=flush), cluster)
+    return in_namespace(YcsbCassandra(cluster.addresses, approach, phase, chosen, flush=flush), cluster)
 
 
 def cluster_options(phase: str, settings: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import functools
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields as dataclass_fields
+from typing import Any, Mapping
 
 NAME = "ycsb"
 OPERATIONS = ("read", "update", "insert", "scan", "read_modify_write")
@@ -248,19 +248,51 @@ def scan_length(rng: Any, most: int) -> int:
     return rng.randint(1, most)
 
 
+@dataclass(frozen=True)
+class YcsbSettings:
+    """One YCSB run's settings, named as the description's settings are (YCSB's recordcount, fieldcount,
+    fieldlength, maxscanlength, requestdistribution and insertorder, plus the index experiment's tags, the
+    cache phase's chunk cache and Cassandra's consistency level and replication factor). Why an object: every
+    engine binding takes the same settings, and a sweep resolves them by name from the description."""
+
+    records: int
+    fields: int = 10
+    field_length: int = 100
+    insert_order: str = "hashed"
+    max_scan: int = 100
+    distribution: str = "default"
+    tags: int = 100
+    consistency: str = "ONE"
+    replication: int = 1
+    chunk_cache_mb: int | None = None
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> YcsbSettings:
+        """From the phase's resolved settings, naming any that is not a YCSB setting."""
+        from ...errors import ConfigError
+
+        known = {f.name for f in dataclass_fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ConfigError(f"unknown YCSB setting(s) {', '.join(unknown)}; the settings are {', '.join(sorted(known))}")
+        if "records" not in settings:
+            raise ConfigError("a YCSB run needs records (how many records are loaded before it)")
+        return cls(**dict(settings))
+
+
 class YcsbRun:
     """What one YCSB run does on any engine: which mix or index experiment the approach names, each
     transaction's operation and record, and the exact check after inserts. An engine binding subclasses
     it (with its driver's workload base) and says how to read, update, insert, scan, query by tag, count
     and probe one record, each through `tx.call` so the runner times it."""
 
-    def configure(self, approach: str, phase: str, *, records: int, fields: int, field_length: int, max_scan: int, insert_order: str,
-                  distribution: str, tags: int) -> None:
+    def configure(self, approach: str, phase: str, settings: YcsbSettings) -> None:
         from ...errors import ConfigError
 
         self.approach, self.phase = approach, phase
-        self.records, self.fields, self.field_length, self.max_scan = records, fields, field_length, max_scan
-        self.insert_order, self.tags = insert_order, tags
+        self.records, self.fields, self.field_length, self.max_scan = settings.records, settings.fields, settings.field_length, settings.max_scan
+        self.insert_order, self.tags = settings.insert_order, settings.tags
+        distribution = settings.distribution
         self.indexed = phase in INDEX_PHASES
         if self.indexed:
             if approach not in INDEX_APPROACHES:

@@ -19,7 +19,7 @@ from ...engines.mongodb_sharding import shard_collections
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction
 from ...namespace import Namespaced, in_namespace
-from .core import YcsbRun
+from .core import YcsbRun, YcsbSettings
 
 if TYPE_CHECKING:
     from ...clusters.contract import MongoCluster
@@ -44,11 +44,9 @@ class YcsbMongo(Namespaced, ClientPerProcess, YcsbRun, BaseWorkload):
 
     base_keyspace = DATABASE
 
-    def __init__(self, uri: str, approach: str, phase: str, *, records: int, fields: int, field_length: int, max_scan: int,
-                 insert_order: str, distribution: str, tags: int = 100):
+    def __init__(self, uri: str, approach: str, phase: str, settings: YcsbSettings):
         check_sweep(phase, [approach])
-        self.configure(approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                       insert_order=insert_order, distribution=distribution, tags=tags)
+        self.configure(approach, phase, settings)
         self.uri = uri
         self.collection_name = f"tagged_{approach.split('/', 1)[1].replace('-', '_')}" if self.indexed else COLLECTION
 
@@ -114,9 +112,7 @@ class YcsbMongo(Namespaced, ClientPerProcess, YcsbRun, BaseWorkload):
         self.collection.database.client.drop_database(self.database)
 
 
-def workload(approach: str, phase: str, cluster: MongoCluster, operations: int, records: int, fields: int, field_length: int, insert_order: str,
-             consistency: str, replication: int, max_scan: int = 100, distribution: str = "default", tags: int = 100,
-             chunk_cache_mb: int | None = None) -> YcsbMongo:
-    """consistency and replication are Cassandra's settings: MongoDB runs with its default read and write concern."""
-    return in_namespace(YcsbMongo(cluster.uri, approach, phase, records=records, fields=fields, field_length=field_length, max_scan=max_scan,
-                                  insert_order=insert_order, distribution=distribution, tags=tags), cluster)
+def workload(approach: str, phase: str, cluster: MongoCluster, operations: int, **settings: Any) -> YcsbMongo:
+    """`settings` by the names of YcsbSettings; consistency and replication are Cassandra's settings: MongoDB runs
+    with its default read and write concern."""
+    return in_namespace(YcsbMongo(cluster.uri, approach, phase, YcsbSettings.of(settings)), cluster)

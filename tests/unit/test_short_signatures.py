@@ -1,0 +1,60 @@
+"""The seams a newcomer calls take short lists: what used to be a dozen keywords is a settings object
+(RunOptions and Watch for a run, PanelStart, PanelRuns and PanelLimits for a panel, SweepSite for where a
+sweep runs, YcsbSettings for a YCSB run), and an unknown name in one is refused with the names it knows."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from labkit.errors import ConfigError
+from labkit.patterns.pattern_sweep import PatternSweep, run_pattern_sweep
+from labkit.runner import RunOptions, run
+from labkit.widgets import ControlPanel
+from labkit.workloads.ycsb import cassandra as ycsb_cassandra
+from labkit.workloads.ycsb import mongodb as ycsb_mongodb
+from labkit.workloads.ycsb.core import YcsbSettings
+
+MOST = 8
+SEAMS = {
+    "ControlPanel": ControlPanel.__init__,
+    "runner.run": run,
+    "ycsb cassandra workload": ycsb_cassandra.workload,
+    "ycsb mongodb workload": ycsb_mongodb.workload,
+    "YcsbCassandra": ycsb_cassandra.YcsbCassandra.__init__,
+    "the function behind `labkit run`": run_pattern_sweep,
+    "PatternSweep": PatternSweep.__init__,
+}
+
+
+def named_parameters(function) -> list[str]:
+    """Its parameters, without self and without a **settings that a settings object checks by name."""
+    return [p.name for p in inspect.signature(function).parameters.values() if p.name != "self" and p.kind is not p.VAR_KEYWORD]
+
+
+@pytest.mark.parametrize("name", SEAMS)
+def test_each_seam_takes_at_most_eight_parameters(name):
+    parameters = named_parameters(SEAMS[name])
+    assert len(parameters) <= MOST, f"{name} takes {len(parameters)}: {parameters}"
+
+
+def test_the_cli_calls_one_function_of_at_most_eight():
+    import labkit.cli
+
+    source = inspect.getsource(labkit.cli.run_pattern)
+    assert source.count("run_pattern_sweep(") == 1 and "PatternSweep(" not in source
+
+
+def test_an_unknown_option_is_named_with_the_ones_there_are():
+    with pytest.raises(ConfigError, match="unknown run option.*warm_up.*warmup"):
+        RunOptions.of({"warm_up": 10})
+    assert RunOptions.of({"warmup": 10}, processes=2) == RunOptions(processes=2, warmup=10)
+
+
+def test_a_ycsb_setting_is_checked_by_name():
+    with pytest.raises(ConfigError, match="unknown YCSB setting.*recods"):
+        YcsbSettings.of({"recods": 10})
+    with pytest.raises(ConfigError, match="needs records"):
+        YcsbSettings.of({"fields": 2})
+    assert YcsbSettings.of({"records": 10, "tags": 5}).tags == 5
