@@ -11,6 +11,15 @@ class ConfigError(LabkitError, ValueError):
     """A bad argument or setting (thread count 0, unknown engine, ...)."""
 
 
+def refuse_unknown_names(given, known, what: str) -> None:
+    """Name every key of a settings mapping that its settings object does not have, and list the ones it
+    has; `what` names one of them ("run option", "YCSB setting")."""
+    known = sorted(known)
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise ConfigError(f"unknown {what}(s) {', '.join(unknown)}; the {what}s are {', '.join(known)}")
+
+
 class NotAvailableError(LabkitError):
     """Something the request needs does not exist here (a provider, a pattern, a binary)."""
 

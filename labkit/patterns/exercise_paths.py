@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pymongo.monitoring import CommandListener
 
@@ -106,21 +106,28 @@ def recording(workload: Any) -> RecordingSession:
     return recorder
 
 
-def recorded_call(recorder: RecordingSession, call: Any, *args: Any) -> tuple[Any, list[Cql], Exception | None]:
-    """Call one of the student's methods and take the statements it sent, with the error it raised (if any). Why:
-    a check grades the access path first; a read the servers refuse (an index still building, a scan that timed
-    out) must not hide what the path was. An unwritten method (NotImplementedError) still raises."""
+def judged_call(recorder: RecordingSession, what: str, call: Callable[[], Any],
+                judge: Callable[[list[Cql]], str | None]) -> tuple[Any, str | None]:
+    """Call one of the student's methods, judge the statements it sent, and return its result with what is wrong in
+    one sentence (None: nothing). Why: a check grades the access path first; a read the servers refuse (an index
+    still building, a scan that timed out) must not hide what the path was. `what` names the call ("login(3)");
+    `judge` returns a sentence for a wrong path. An unwritten method (NotImplementedError) still raises."""
     try:
-        result, error = call(*args), None
+        result, error = call(), None
     except NotImplementedError:
         raise
     except Exception as exc:  # the student's code, or the servers' answer to it
         result, error = None, exc
-    return result, recorder.take(), error
+    sent = recorder.take()
+    if error is not None and not sent:
+        return None, _raised(what, error)
+    wrong = judge(sent)
+    if wrong is None and error is not None:
+        wrong = _raised(f"{what} ran {listing(sent)} and", error)
+    return result, wrong
 
 
-def failed_call(what: str, error: Exception) -> str:
-    """One sentence for a call whose path was right but which raised."""
+def _raised(what: str, error: Exception) -> str:
     text = " ".join(str(error).split())
     return f"{what} raised {type(error).__name__}: {text[:300]}"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -51,6 +51,15 @@ def parse_range(text: str) -> list[int]:
         raise ConfigError(
             f"cannot read {text!r} as a list of counts: write START:STOP:STEP (e.g. 10:100:10) or a comma list (e.g. 1,2,4)"
         ) from None
+
+
+def _comparable(value: Any) -> Any:
+    """A field's value in a form whose repr changes when it does (a tuple and a list of the same items alike)."""
+    if isinstance(value, dict):
+        return sorted((k, repr(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return value
 
 
 SELF_WARMING_RUN = 1500
@@ -124,8 +133,8 @@ class SweepPlan:
         self.__dict__["_checked"] = state
 
     def _checked_fields(self) -> str:
-        return repr((list(self.approaches), list(self.threads), self.operations, list(self.nodes), self.processes, self.repeats,
-                     sorted((k, repr(v)) for k, v in self.run_options.items()), list(self.targets), self.target_seconds, self.control))
+        """The plan's state as the check sees it: every field but the row labels, which it does not read."""
+        return repr([(f.name, _comparable(getattr(self, f.name))) for f in fields(self) if f.name != "labels"])
 
     def _check(self) -> None:
         RunOptions.of(self.run_options)  # an option the runner does not know, named before anything runs

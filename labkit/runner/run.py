@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Mapping
 
-from ..errors import ConfigError, LabkitError
+from ..errors import ConfigError, LabkitError, refuse_unknown_names
 from .cpu import AUTO, MachineCpu, client_layout, saturation
 from .division import split_evenly
 from .limits import limit_of
@@ -92,10 +92,7 @@ class RunOptions:
     def of(cls, options: Mapping[str, Any] | None = None, **more: Any) -> RunOptions:
         """From a plan's or a caller's mapping (and keyword overrides), naming any key that is not an option."""
         merged = {**dict(options or {}), **more}
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(merged) - known)
-        if unknown:
-            raise ConfigError(f"unknown run option(s) {', '.join(unknown)}; the options are {', '.join(sorted(known))}")
+        refuse_unknown_names(merged, (f.name for f in fields(cls)), "run option")
         return cls(**merged)
 
 
@@ -112,14 +109,14 @@ class Watch:
 
 def run(workload: Any, *, threads: int, operations: int, options: RunOptions | None = None, watch: Watch | None = None) -> RunResult:
     """Run `operations` transactions of `workload` on `threads` workers in all (transactions in flight),
-    spread as evenly as whole workers allow over `processes` client processes, or, with processes="auto",
+    spread as evenly as whole workers allow over `options.processes` client processes, or, with "auto",
     over as many as runner.cpu.auto_processes finds useful (the workload's `max_processes` attribute caps
     it); the result's `threads` is the workers in all processes, `threads_per_process` how they were spread.
 
-    Phases: setup, load (not measured), warm-up (`warmup` transactions, not measured), then every
+    Phases: setup, load (not measured), warm-up (`options.warmup` transactions, not measured), then every
     worker is released by one barrier and runs its exact share; wall time runs from the release to the
-    last completion. `target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
-    `cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
+    last completion. `options.target_rate` (transactions/s for the whole client) paces the workers. Ctrl-C or
+    `watch.cancel.set()` ends the run promptly and returns what was measured with `complete=False` (verify
     is skipped then). With processes > 1 the workload is pickled into each spawned process.
     A workload with a `max_processes` attribute is refused more processes than that (auto stays within it).
     Optional hook `check_run(threads=, processes=, operations=)` runs first and raises ConfigError for
@@ -129,7 +126,7 @@ def run(workload: Any, *, threads: int, operations: int, options: RunOptions | N
     caller's job (sweep() does it after verify and cleanup). Optional hook `server_counters()` returns
     the server's own cumulative counters (e.g. write conflicts) as {name: number}, or None where the
     server does not report them; the result's `server` holds how much each grew while the workers ran.
-    `server_meter` (from the cluster, e.g. `cluster.cpu_meter()`) measures each node's CPU around the
+    `watch.server_meter` (from the cluster, e.g. `cluster.cpu_meter()`) measures each node's CPU around the
     measured window (it starts when every worker has warmed up, just before the release): the result
     gets server CPU per transaction, and `limit` says what limited the run; a meter with `unbudgeted()`
     lifts node CPU budgets while setup, load, warm-up, verify and cleanup run (none is measured), so a
@@ -137,11 +134,11 @@ def run(workload: Any, *, threads: int, operations: int, options: RunOptions | N
     a core, and a full-table verification does not time out on nodes held to 0.1 core. A verify() or
     cleanup() that raises does not lose the run: the result's verification is then `unfinished` (ok None,
     with the reason) and `cleanup_problem` says what cleanup could not do.
-    `workers="greenlets"` keeps the `threads` transactions of a process in flight as greenlets on one
+    `options.workers="greenlets"` keeps the `threads` transactions of a process in flight as greenlets on one
     thread (runner.tasks), so a process is not held back by handing the interpreter lock between threads;
-    they interleave at `tx.call`, so every database call must go through it. The workload's code is the same. A paced run (`target_rate`) also records each transaction's latency
+    they interleave at `tx.call`, so every database call must go through it. The workload's code is the same. A paced run (`options.target_rate`) also records each transaction's latency
     from its scheduled start (`intended`), which a stalled server cannot hide.
-    `on_release()` is called once, just before the workers are released (labkit.tactics starts its clock
+    `watch.on_release()` is called once, just before the workers are released (labkit.tactics starts its clock
     there); the result's `released_at` is the release's time.monotonic(), the zero of its timeline.
     """
     opts, watching = options or RunOptions(), watch or Watch()

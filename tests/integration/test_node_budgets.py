@@ -48,8 +48,9 @@ def test_up_with_budgets_holds_a_busy_node_to_its_quota_and_down_removes_the_gro
         # keep node1 busy (many reads in flight) and measure its CPU over a few seconds
         from labkit.engines import cassandra as cql
 
-        session = cql.connect([nodes[0]["address"]], keyspace=None)  # the load reads system.local: no schema change (a 2-node
-        # cluster at 0.15 core per node once answered a CREATE TABLE before it had the new keyspace)
+        session = cql.connect([nodes[0]["address"]], keyspace=None)  # the load reads system.local: no schema change (on 2 nodes
+        # at 0.15 core each, schema agreement was once not reached within the driver's wait, and a CREATE TABLE then
+        # reached a node that did not yet have the new keyspace)
         stop = threading.Event()
 
         def hammer():

@@ -85,10 +85,10 @@ def test_a_step_that_raises_fails_with_a_sentence_not_a_traceback():
     assert check_all("t", [broken]).steps == [("broken", False, "KeyError: 'count'")]
 
 
-def test_a_refused_read_keeps_the_statements_it_sent_for_the_path_criterion():
-    """A read the servers refuse (an index still building) is graded on its path first: the statements it sent are
-    kept, the error comes back beside them, and an unwritten method still raises."""
-    from labkit.patterns.exercise_paths import RecordingSession, failed_call, recorded_call
+def test_a_refused_read_is_judged_on_its_path_first_then_named_in_one_sentence():
+    """A read the servers refuse (an index still building) is graded on its path first: the judge sees the statements
+    it sent, a right path that raised is one sentence naming both, and an unwritten method still raises."""
+    from labkit.patterns.exercise_paths import RecordingSession, judged_call
 
     class Refusing:
         def execute(self, statement, *args, **kwargs):
@@ -99,12 +99,18 @@ def test_a_refused_read_keeps_the_statements_it_sent_for_the_path_criterion():
     def login(n):
         return recorder.execute("SELECT id FROM ks.users_pattern WHERE email = %s", (f"user{n}",))
 
-    found, done, error = recorded_call(recorder, login, 3)
-    assert found is None and [(s.verb, s.table, s.where) for s in done] == [("SELECT", "users_pattern", ("email",))]
-    assert failed_call("login(3)", error) == "login(3) raised RuntimeError: Error from server: code=1300 [Replica(s) failed to execute read] received 0 responses"
+    seen = []
+    found, wrong = judged_call(recorder, "login(3)", lambda: login(3), lambda done: seen.extend(done))
+    assert found is None and [(s.verb, s.table, s.where) for s in seen] == [("SELECT", "users_pattern", ("email",))]
+    assert wrong == ("login(3) ran SELECT id FROM ks.users_pattern WHERE email = %s and raised RuntimeError: Error from server: code=1300 "
+                     "[Replica(s) failed to execute read] received 0 responses")
+    _, wrong = judged_call(recorder, "login(3)", lambda: login(3), lambda done: "login(3) read through a secondary index")
+    assert wrong == "login(3) read through a secondary index"  # the path's fault is named, not the error
 
     def unwritten(n):
         raise NotImplementedError("login() is not written yet")
 
     with pytest.raises(NotImplementedError):
-        recorded_call(recorder, unwritten, 3)
+        judged_call(recorder, "login(3)", lambda: unwritten(3), lambda done: None)
+    _, wrong = judged_call(recorder, "login(3)", lambda: (_ for _ in ()).throw(KeyError("users")), lambda done: None)
+    assert wrong == "login(3) raised KeyError: 'users'"  # nothing sent: the error alone

@@ -109,7 +109,7 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: CassandraCl
     an author's page is one read of one partition of the student's table, naming its whole partition key as
     the servers' schema holds it (never an index or a filtering scan of the aggregate)."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import failed_call, listing, recorded_call, recording
+    from ..exercise_paths import judged_call, listing, recording
 
     def workload() -> DistortedReplicasExercise:
         return in_namespace(workload_class(cluster.addresses, "pattern", "publish", publications, operations=operations), cluster)
@@ -158,18 +158,21 @@ def check_exercise(workload_class: type[DistortedReplicas], cluster: CassandraCl
             keys = partition_keys(w.session, w.keyspace)
             indexed = indexed_tables(w.session, w.keyspace)
             recorder = recording(w)
-            for author in sorted(Corpus.by_author(w.corpus.loaded))[:3]:
-                _, done, error = recorded_call(recorder, w.publications_of, a_transaction(), author)
-                if error is not None and not done:
-                    return report.add(step, False, failed_call(f"publications_of({author!r})", error))
+
+            def wrong_path(author: str, done: list) -> str | None:
                 if len(done) != 1 or done[0].table not in mine or not by_partition_key(done[0], keys) or done[0].table in indexed:
                     hint = "the aggregate is keyed by publication, so finding an author there scans or uses an index: " if any(
                         s.table in GIVEN_TABLES for s in done) else ""
-                    return report.add(step, False, f"publications_of({author!r}) ran {listing(done)}: {hint}an author's page reads one "
-                                                   f"partition of your table, naming its whole partition key "
-                                                   f"({', '.join(f'{t}: {keys.get(t)}' for t in sorted(mine))}), once")
-                if error is not None:
-                    return report.add(step, False, failed_call(f"publications_of({author!r}) ran {listing(done)} and", error))
+                    return (f"publications_of({author!r}) ran {listing(done)}: {hint}an author's page reads one "
+                            f"partition of your table, naming its whole partition key "
+                            f"({', '.join(f'{t}: {keys.get(t)}' for t in sorted(mine))}), once")
+                return None
+
+            for author in sorted(Corpus.by_author(w.corpus.loaded))[:3]:
+                _, wrong = judged_call(recorder, f"publications_of({author!r})", lambda: w.publications_of(a_transaction(), author),
+                                       lambda done: wrong_path(author, done))
+                if wrong:
+                    return report.add(step, False, wrong)
         except NotImplementedError as exc:
             return report.add(step, False, not_written(str(exc)))
         finally:

@@ -5,7 +5,7 @@ write (the library's FanOut is the solution, so the base is a stub).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...engines.cassandra_ranges import RangeReader
 from ...runner import Transaction, Verification
@@ -95,7 +95,7 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
     partition of a feed table, naming its whole partition key as the servers' schema holds it, never the
     activities of the users followed (that is fan-out on read)."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import failed_call, listing, recorded_call, recording
+    from ..exercise_paths import judged_call, listing, recording
 
     network = network or Network(users=30, follows=12, posts=5)
 
@@ -160,19 +160,22 @@ def check_exercise(workload_class: type[FanOut], cluster: CassandraCluster, netw
             indexed = indexed_tables(workload.session, workload.keyspace)
             recorder = recording(workload)
             state = ReaderState()
-            for page in range(3):
-                _, done, error = recorded_call(recorder, workload.read_page_pattern, a_transaction(), 0, state)
-                if error is not None and not done:
-                    return report.add(step, False, failed_call(f"page {page + 1}", error))
+
+            def wrong_path(page: int, done: list) -> str | None:
                 elsewhere = [s for s in done if s.table not in feeds or not by_partition_key(s, keys) or s.table in indexed]
                 if elsewhere:
                     hint = ("reading the followed users' activities is fan-out on read: " if any(s.table == "activity" for s in elsewhere) else "")
-                    return report.add(step, False, f"page {page + 1} ran {listing(done)}: {hint}a page reads one partition of your feed table, "
-                                                   f"naming its whole partition key ({', '.join(f'{t}: {keys.get(t)}' for t in feeds)}), and nothing else")
-                if error is not None:
-                    return report.add(step, False, failed_call(f"page {page + 1} ran {listing(done)} and", error))
+                    return (f"page {page + 1} ran {listing(done)}: {hint}a page reads one partition of your feed table, "
+                            f"naming its whole partition key ({', '.join(f'{t}: {keys.get(t)}' for t in feeds)}), and nothing else")
                 if len(done) != 1 and not (len(done) == 2 and state.feed_cursor is not None):  # two: the feed ran out and starts again
-                    return report.add(step, False, f"page {page + 1} ran {len(done)} queries ({listing(done)}); one is enough")
+                    return f"page {page + 1} ran {len(done)} queries ({listing(done)}); one is enough"
+                return None
+
+            for page in range(3):
+                _, wrong = judged_call(recorder, f"page {page + 1}", lambda: workload.read_page_pattern(a_transaction(), 0, state),
+                                       lambda done: wrong_path(page, done))
+                if wrong:
+                    return report.add(step, False, wrong)
         except NotImplementedError as exc:
             return report.add(step, False, not_written(str(exc)))
         finally:

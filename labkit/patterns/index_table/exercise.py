@@ -95,7 +95,7 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
     writes the user row and one row into each of the student's tables; a login reads at most two partitions,
     each by its table's whole partition key (from the servers' schema), never a filtering scan or an index."""
     from ..exercise import CheckReport, Graded, a_transaction, check_all, not_written, run_step
-    from ..exercise_paths import failed_call, listing, recorded_call, recording
+    from ..exercise_paths import judged_call, listing, recording
 
     def own(report: CheckReport) -> bool:
         return own_design(report, workload_class, ("register", "login", "lookup_tables"), lambda: in_namespace(workload_class(cluster.addresses, "pattern", "register", users=users), cluster))
@@ -135,24 +135,26 @@ def check_exercise(workload_class: type[IndexTable], cluster: CassandraCluster, 
             keys = partition_keys(workload.session, workload.keyspace)
             indexed = indexed_tables(workload.session, workload.keyspace)
             recorder = recording(workload)
-            for n in range(0, users, max(1, users // 20)):
-                found, done, error = recorded_call(recorder, workload.login, a_transaction(), n)
-                if error is not None and not done:
-                    return report.add(step, False, failed_call(f"login({n})", error))
+
+            def wrong_path(n: int, done: list) -> str | None:
                 if any(s.filtering for s in done):
-                    return report.add(step, False, f"login({n}) ran {listing(done)}: ALLOW FILTERING reads every partition on every node. "
-                                                   "Read a table whose partition key is what the login knows")
+                    return (f"login({n}) ran {listing(done)}: ALLOW FILTERING reads every partition on every node. "
+                            "Read a table whose partition key is what the login knows")
                 off_key = [s for s in done if not by_partition_key(s, keys)]
                 if off_key:
-                    return report.add(step, False, f"login({n}) ran {listing(done)}: {off_key[0]} does not name the whole partition key of "
-                                                   f"its table ({', '.join(keys.get(off_key[0].table, ['?']))}), so the coordinator cannot go to one partition")
+                    return (f"login({n}) ran {listing(done)}: {off_key[0]} does not name the whole partition key of "
+                            f"its table ({', '.join(keys.get(off_key[0].table, ['?']))}), so the coordinator cannot go to one partition")
                 through_index = [s for s in done if s.table in indexed]
                 if through_index:
-                    return report.add(step, False, f"login({n}) read {through_index[0].table}, which has a secondary index: an index is asked on every node")
+                    return f"login({n}) read {through_index[0].table}, which has a secondary index: an index is asked on every node"
                 if len(done) > 2:
-                    return report.add(step, False, f"login({n}) ran {len(done)} reads ({listing(done)}); two are enough")
-                if error is not None:
-                    return report.add(step, False, failed_call(f"login({n}) ran {listing(done)} and", error))
+                    return f"login({n}) ran {len(done)} reads ({listing(done)}); two are enough"
+                return None
+
+            for n in range(0, users, max(1, users // 20)):
+                found, wrong = judged_call(recorder, f"login({n})", lambda: workload.login(a_transaction(), n), lambda done: wrong_path(n, done))
+                if wrong:
+                    return report.add(step, False, wrong)
                 if getattr(found, "id", None) != id_of(n):
                     return report.add("login returns the right user", False, f"login({n}) returned {found!r}, expected the row of {email_of(n)} with id {id_of(n)}")
         except NotImplementedError as exc:

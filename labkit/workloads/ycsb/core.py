@@ -269,12 +269,9 @@ class YcsbSettings:
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> YcsbSettings:
         """From the phase's resolved settings, naming any that is not a YCSB setting."""
-        from ...errors import ConfigError
+        from ...errors import ConfigError, refuse_unknown_names
 
-        known = {f.name for f in dataclass_fields(cls)}
-        unknown = sorted(set(settings) - known)
-        if unknown:
-            raise ConfigError(f"unknown YCSB setting(s) {', '.join(unknown)}; the settings are {', '.join(sorted(known))}")
+        refuse_unknown_names(settings, (f.name for f in dataclass_fields(cls)), "YCSB setting")
         if "records" not in settings:
             raise ConfigError("a YCSB run needs records (how many records are loaded before it)")
         return cls(**dict(settings))
