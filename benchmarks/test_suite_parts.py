@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 PARTS = (  # (path prefix, part), the first that matches
     ("tests/integration/", "integration tests (real clusters)"),
     ("notebooks/", "notebooks under nbval (quick)"),
-    ("tests/soak/", "soak (20 up/run/down cycles)"),
+    ("tests/soak/", "soak (up/run/down cycles)"),
     ("tests/unit/", "unit tests"),
     ("tests/notebooks/", "exercises and solutions, nbgrader course"),
     ("tests/browser/", "browser (JupyterLab in Chromium)"),
