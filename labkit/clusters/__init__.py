@@ -17,6 +17,7 @@ from .base import ENGINES, PROVIDERS, ClusterInfo
 IMPLEMENTED: dict[tuple[str, str], str] = {
     ("cassandra", "local"): "labkit.clusters.local.cassandra:LocalCassandraCluster",
     ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
+    ("hbase", "local"): "labkit.clusters.local.hbase:LocalHBaseCluster",
     ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
     ("cassandra", "external"): "labkit.clusters.external.cassandra:ExternalCassandraCluster",
     ("mongodb", "external"): "labkit.clusters.external.mongodb:ExternalMongoCluster",
@@ -67,6 +68,10 @@ def choose_provider(engine: str, docker: tuple[bool, str] | None = None) -> tupl
         if docker_ok:
             return "compose", f"no JDK 17, but {docker_detail} can run the official cassandra image"
         return "local", "needs JDK 17 (missing), or a Docker engine for the compose provider"
+    if engine == "hbase":
+        major, _ = java_major()
+        return "local", ("JDK 17 is here: real Apache HBase runs as local processes (jars from Maven Central)" if major == 17
+                         else "needs JDK 17 (missing): HBase runs as local processes from Maven Central's jars")
     binary = "mongod" if engine == "mongodb" else None
     if binary and (shutil.which(binary) or os.environ.get("MONGOD_BIN")):
         return "local", f"{binary} found: a real MongoDB sharded cluster can run as local processes"

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-ENGINES = ("cassandra", "mongodb", "couchbase")
+ENGINES = ("cassandra", "mongodb", "couchbase", "hbase")
 PROVIDERS = ("local", "compose", "external", "standin")
 
 

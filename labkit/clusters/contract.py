@@ -99,6 +99,14 @@ class CouchbaseConnection(Protocol):
     def bucket(self) -> str: ...
 
 
+@runtime_checkable
+class HBaseConnection(Protocol):
+    """How a client reaches an HBase cluster: its Thrift 1 gateway, "host:port" (happybase speaks only Thrift 1)."""
+
+    @property
+    def thrift_gateway(self) -> str: ...
+
+
 class CassandraCluster(Cluster, CassandraConnection, Protocol):
     """A Cassandra cluster of any provider, as its bindings use it: the contract and the connection view."""
 
@@ -109,6 +117,10 @@ class MongoCluster(Cluster, MongoConnection, Protocol):
 
 class CouchbaseCluster(Cluster, CouchbaseConnection, Protocol):
     """A Couchbase cluster of any provider, as its bindings use it."""
+
+
+class HBaseCluster(Cluster, HBaseConnection, Protocol):
+    """An HBase cluster of any provider, as its bindings use it."""
 
 
 def server_hosts(cluster: Cluster) -> list[str]:
@@ -124,6 +136,8 @@ def server_hosts(cluster: Cluster) -> list[str]:
     if isinstance(cluster, CouchbaseConnection):
         netloc = urlsplit(cluster.connection_string).netloc
         return [h.rsplit(":", 1)[0] for h in netloc.split(",") if h]
+    if isinstance(cluster, HBaseConnection):
+        return [cluster.thrift_gateway.rsplit(":", 1)[0]]
     return []
 
 

@@ -26,6 +26,8 @@ from .users import current_user
 CLAIMS = Path(os.environ.get("LABKIT_LOOPBACK_CLAIMS", "/tmp/labkit-loopback"))
 """Where the ranges in use on this host are claimed: shared by every user, so it lives outside any home."""
 OVERRIDE = "LABKIT_LOOPBACK"
+COORDINATION_INDEX = 240
+"""The range's address for an engine's coordination services beside its nodes (HBase's ZooKeeper, master and gateway)."""
 HELPER_INDEX = 250
 """The range's address for helpers a lesson starts beside the nodes (toxiproxy's API and its proxies)."""
 LINKS_INDEX = 251

@@ -37,7 +37,7 @@ def test_doctor_reports_java_and_engine_choices():
     report = json.loads(r.stdout)
     names = {c["name"] for c in report["checks"]}
     assert {"Python", "JDK 17", "Maven", "Go", "Docker engine", "free ports"} <= names
-    assert set(report["engines"]) == {"cassandra", "mongodb", "couchbase"}
+    assert set(report["engines"]) == {"cassandra", "mongodb", "couchbase", "hbase"}
     java_ok = next(c for c in report["checks"] if c["name"] == "JDK 17")["ok"]
     assert r.returncode == (0 if java_ok else 1)
     text = labkit("doctor")

@@ -1,0 +1,85 @@
+"""Apache HBase from Maven Central: hbase-server and hbase-thrift with their runtime jars, cached per version.
+
+Only the Hadoop 2 build is on Maven Central for the Thrift gateway (`hbase-thrift:2.6.1-hadoop3` does not
+resolve), so the lab runs HBase 2.6.1 on Hadoop 2.10.2's client jars; data lives on the local filesystem."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from ...errors import NotAvailableError
+from ...machine import java_major
+from .. import maven
+from ..base import labkit_home, shared_cache
+
+DEFAULT_VERSION = "2.6.1"
+ADMIN_SOURCE = Path(__file__).with_name("hbase_admin") / "LabkitHBaseAdmin.java"
+
+JDK17_FLAGS = (
+    # HBase's own launcher adds these on JDK 17 (its netty, protobuf and Hadoop's code reach into the JDK's
+    # internals by reflection); without them the region servers log InaccessibleObjectException and run slower paths
+    "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
+    "--add-modules", "jdk.unsupported",
+    "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+    "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+    "--add-opens", "java.base/jdk.internal.ref=ALL-UNNAMED",
+    "--add-opens", "java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-opens", "java.base/java.util=ALL-UNNAMED",
+    "--add-opens", "java.base/java.util.concurrent=ALL-UNNAMED",
+    "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+    "--add-exports", "java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+    "--add-exports", "java.base/sun.net.dns=ALL-UNNAMED",
+    "--add-exports", "java.base/sun.net.util=ALL-UNNAMED",
+)
+
+
+def coordinates(version: str = DEFAULT_VERSION) -> list[str]:
+    return [f"org.apache.hbase:hbase-server:{version}", f"org.apache.hbase:hbase-thrift:{version}"]
+
+
+def own_lib_dir(version: str = DEFAULT_VERSION) -> Path:
+    return labkit_home() / "hbase" / version / "lib"
+
+
+def shared_lib_dir(version: str = DEFAULT_VERSION) -> Path | None:
+    """The host's shared, read-only jars of `version` when an instructor provided them complete."""
+    shared = shared_cache()
+    lib = shared / "hbase" / version / "lib" if shared else None
+    return lib if lib is not None and (lib / ".complete").exists() else None
+
+
+def lib_dir(version: str = DEFAULT_VERSION) -> Path:
+    return shared_lib_dir(version) or own_lib_dir(version)
+
+
+def installed(version: str = DEFAULT_VERSION) -> bool:
+    return (lib_dir(version) / ".complete").exists()
+
+
+def install(version: str = DEFAULT_VERSION) -> Path:
+    """Resolve HBase `version`'s server and Thrift gateway with their runtime jars into the cache (once; offline after)."""
+    shared = shared_lib_dir(version)
+    if shared is not None:
+        return shared
+    return maven.resolve(coordinates(version), own_lib_dir(version), f"Apache HBase {version}'s jars")
+
+
+def java() -> str:
+    """A JDK 17 `java` (HBase 2.6 supports 8, 11 and 17; the lab runs one JDK for every engine)."""
+    major, line = java_major()
+    if major != 17:
+        found = f"found: {line}" if major is None else f"found Java {major}"
+        raise NotAvailableError(
+            f"the local HBase provider runs on JDK 17 and none is usable here ({found}). Install it (Debian/Ubuntu: "
+            "apt-get install openjdk-17-jdk-headless; conda: conda install -c conda-forge openjdk=17) and put it on PATH or set JAVA_HOME."
+        )
+    home = os.environ.get("JAVA_HOME")
+    return os.path.join(home, "bin", "java") if home else shutil.which("java") or "java"
+
+
+def classpath(conf_dir: Path, version: str = DEFAULT_VERSION) -> str:
+    """The process's own configuration first (hbase-site.xml, log4j.properties), then the jars."""
+    return f"{conf_dir}{os.pathsep}{lib_dir(version) / '*'}"
