@@ -36,10 +36,11 @@ MAX_REGION_SERVERS = 4
 ZK_PORT, MASTER_PORT, REGION_SERVER_PORT, GATEWAY_PORT = 2181, 16000, 16020, 9090
 HEAP_MB = {"zookeeper": 64, "master": 256, "regionserver": 384, "thrift": 128}
 REGION_SERVER_BYTES = int(0.5 * memory.GIB)
-"""What one region server takes: a 384 MiB heap, metaspace, code cache and threads; 0.20-0.21 GiB resident idle
-on 2 servers here, more once its memstores fill (rounded up to the heap's ceiling and the JVM around it)."""
+"""What one region server may take: measured 0.19-0.21 GiB resident idle and 0.20-0.24 GiB after 20,000 rows
+(benchmarks/results/hbase_startup.md); admitted at its 384 MiB heap's ceiling and the JVM around it, since its
+memstores and block cache grow into the heap under a longer load."""
 COORDINATION_BYTES = int(0.6 * memory.GIB)
-"""ZooKeeper, the master and the Thrift gateway together (0.08, 0.22 and 0.19 GiB resident idle here, with heap room)."""
+"""ZooKeeper, the master and the Thrift gateway together (at most 0.08, 0.23 and 0.18 GiB resident in the benchmark, with heap room)."""
 
 
 @dataclass(frozen=True)
