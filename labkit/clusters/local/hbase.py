@@ -43,6 +43,11 @@ COORDINATION_BYTES = int(0.6 * memory.GIB)
 """ZooKeeper, the master and the Thrift gateway together (at most 0.08, 0.23 and 0.18 GiB resident in the benchmark, with heap room)."""
 
 
+START_UP_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+"""As the local Cassandra nodes run (cassandra_config): five JVMs start at once on a laptop's cores, and the C1
+compiler and the serial collector cost them the least CPU to get there, for heaps of a few hundred MiB."""
+
+
 @dataclass(frozen=True)
 class HBaseProcess:
     """One server process of the cluster: what it is, where it listens, where its files live."""
@@ -77,7 +82,7 @@ def layout(nodes: int, directory: Path, own: loopback.LoopbackRange) -> list[HBa
 def command_line(proc: HBaseProcess, java: str, version: str = install.DEFAULT_VERSION) -> list[str]:
     """The exact command a process starts with; its directory (in the classpath) is how a later start recognises a
     leftover as labkit's own."""
-    head = [java, f"-Xmx{HEAP_MB[proc.role]}m", "-Djava.net.preferIPv4Stack=true", *install.JDK17_FLAGS,
+    head = [java, f"-Xmx{HEAP_MB[proc.role]}m", *START_UP_FLAGS, "-Djava.net.preferIPv4Stack=true", *install.JDK17_FLAGS,
             f"-Dlog4j.configuration=file:{proc.conf_dir / 'log4j.properties'}", "-cp", install.classpath(proc.conf_dir, version)]
     main = {
         "zookeeper": ["org.apache.zookeeper.server.ZooKeeperServerMain", str(proc.conf_dir / "zoo.cfg")],
@@ -302,8 +307,9 @@ class LocalHBaseCluster:
         """Run LabkitHBaseAdmin (`version`, `metrics`, `create TABLE FAMILY SPLIT...`) against this cluster; its JSON."""
         java = install.java()
         conf = self.zookeeper.conf_dir
+        classes = install.admin_classes(self.version)
         cmd = [java, *install.JDK17_FLAGS, f"-Dlog4j.configuration=file:{conf / 'log4j-client.properties'}",
-               "-cp", install.classpath(conf, self.version), str(install.ADMIN_SOURCE), self.zookeeper.address, *args]
+               "-cp", f"{classes}{os.pathsep}{install.classpath(conf, self.version)}", "LabkitHBaseAdmin", self.zookeeper.address, *args]
         (conf / "log4j-client.properties").write_text("log4j.rootLogger=ERROR,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\n"
                                                       "log4j.appender.console.target=System.err\n"
                                                       "log4j.appender.console.layout=org.apache.log4j.PatternLayout\n")

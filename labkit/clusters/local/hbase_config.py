@@ -43,6 +43,8 @@ def common_site(root: Path, zookeeper: str, zk_port: int, region_servers: int) -
         "zookeeper.session.timeout": str(ZK_SESSION_TIMEOUT_MS),
         "hbase.regionserver.msginterval": str(REPORT_INTERVAL_MS),
         "hbase.master.wait.on.regionservers.mintostart": str(region_servers),  # spread the first regions over all of them
+        "hbase.master.wait.on.regionservers.timeout": "1000",  # and then go on: the default waits 4.5 s more for servers no one started
+        "hbase.master.wait.on.regionservers.interval": "500",
         "hbase.master.info.port": "-1",
         "hbase.regionserver.info.port": "-1",
     }

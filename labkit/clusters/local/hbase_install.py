@@ -80,6 +80,31 @@ def java() -> str:
     return os.path.join(home, "bin", "java") if home else shutil.which("java") or "java"
 
 
+def admin_classes(version: str = DEFAULT_VERSION) -> Path:
+    """LabkitHBaseAdmin compiled once against `version`'s jars (into this home's cache: a shared cache is read-only);
+    compiled again when its source changed. Why: run from source, every call paid about 3 s of compiling."""
+    out = labkit_home() / "hbase" / version / "admin"
+    compiled = out / "LabkitHBaseAdmin.class"
+    if compiled.exists() and compiled.stat().st_mtime >= ADMIN_SOURCE.stat().st_mtime:
+        return out
+    javac = Path(java()).with_name("javac")
+    if not javac.exists():
+        raise NotAvailableError(f"compiling labkit's HBase admin tool needs `javac` beside {java()} (a JDK, not only a JRE): "
+                                "apt-get install openjdk-17-jdk-headless")
+    out.mkdir(parents=True, exist_ok=True)
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".admin-") as tmp:
+        done = subprocess.run([str(javac), "-nowarn", "-d", tmp, "-cp", str(lib_dir(version) / "*"), str(ADMIN_SOURCE)],
+                              capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise NotAvailableError(f"could not compile {ADMIN_SOURCE.name}:\n{done.stderr.strip()[-1500:]}")
+        for built in Path(tmp).glob("*.class"):
+            built.replace(out / built.name)
+    return out
+
+
 def classpath(conf_dir: Path, version: str = DEFAULT_VERSION) -> str:
     """The process's own configuration first (hbase-site.xml, log4j.properties), then the jars."""
     return f"{conf_dir}{os.pathsep}{lib_dir(version) / '*'}"

@@ -1,6 +1,6 @@
 // What labkit asks of an HBase cluster that its Thrift 1 gateway cannot answer: the servers' version, a table
 // pre-split at given keys, and the master's view of every region server's and region's request counts.
-// Run as a single source file (java ... LabkitHBaseAdmin.java QUORUM COMMAND ...): nothing to build or ship.
+// labkit compiles it once against the cached HBase jars (hbase_install.admin_classes) and runs it per call.
 // Prints one JSON object on stdout.
 
 import java.util.ArrayList;
