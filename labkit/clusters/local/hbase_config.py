@@ -11,7 +11,8 @@ from xml.sax.saxutils import escape
 ZK_SESSION_TIMEOUT_MS = 20_000
 """How long ZooKeeper waits for a silent region server before its session expires and the master reassigns its
 regions (HBase's default is 90 s, capped by ZooKeeper at 20 ticks = 40 s). 20 s: a killed server's regions move
-within a lesson's minute, and a server paused by a CPU budget (pauses of a budget period, 0.1 s) stays far from it."""
+within a lesson's minute, and a server held to a CPU budget stays far from it (a control group's quota throttles
+it within 10 ms periods; the unprivileged helper pauses it for well under a second at a time)."""
 REPORT_INTERVAL_MS = 1_000
 """Each region server reports its load (request counts per region) to the master every second (default 3 s), so
 the counts a lesson reads after a run are at most a second old."""
