@@ -108,6 +108,25 @@ def test_sequential_keys_send_every_write_to_one_region_and_hashed_keys_to_all(c
     connection.close()
 
 
+@pytest.mark.parametrize("approach", ["baseline/a", "baseline/d", "baseline/e"])
+def test_ycsb_mixes_run_through_the_gateway_and_verify_every_record(cluster, approach):
+    """The lab's YCSB on HBase: two client processes of happybase calls on helper threads; afterwards the table holds
+    exactly the loaded records plus every insert (D inserts; E scans and inserts)."""
+    from labkit.runner import RunOptions, run
+    from labkit.workloads.ycsb import hbase as ycsb_hbase
+
+    workload = ycsb_hbase.workload(approach, "mix", cluster, 400, records=1000)
+    try:
+        result = run(workload, threads=4, operations=400, options=RunOptions(processes=2))
+        assert result.complete and result.errors == 0, result
+        assert result.verification.ok, result.verification
+        checks = result.verification.checks
+        assert checks["records"] == 1000 + checks["inserted"] and (checks["inserted"] > 0) == (approach != "baseline/a"), checks
+    finally:
+        workload.cleanup()
+        workload.close_process()
+
+
 def test_a_killed_region_server_regions_move_to_the_others_and_no_write_is_lost(cluster):
     cluster.create_table("survive", "f", ["3", "6"])
     connection = cluster.connection()

@@ -2,7 +2,7 @@
 approaches are the mixes (`baseline/a` ... `baseline/insert-mostly`) in the `mix` and `offered-load`
 phases and the index kinds (`baseline/no-index`, `baseline/2i`, `baseline/sai`) in the index phases.
 The engine-neutral part (mixes, distributions, keys) is in `core`, each engine's binding in the module
-named after it (`cassandra`)."""
+named after it (`cassandra`, `mongodb`, `hbase`)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ WORKLOAD = Pattern(
     package=__name__,
     phases=PHASES,
     approaches=APPROACHES,
-    engines=("cassandra", "mongodb"),
+    engines=("cassandra", "mongodb", "hbase"),
+    engine_approaches={"hbase": tuple(a for a in APPROACHES if a not in ("baseline/2i", "baseline/sai"))},  # HBase has no secondary index
     main_phase="mix",
     phase_approaches={**{phase: MIX_APPROACHES for phase in MIX_PHASES}, "index-query": INDEX_APPROACHES, "index-insert": INDEX_APPROACHES},
     settings=(

@@ -1,0 +1,167 @@
+"""YCSB's core workload on HBase through its Thrift 1 gateway (happybase): one table `usertable` with one column
+family `f`, a row per record keyed by YCSB's key, its fields as columns f:field0..f:fieldN. A read gets the row, an
+update puts one column, an insert puts every column, and a scan reads the next `count` rows from a start key: HBase
+keeps a table's rows in key order, split into regions by key range, so a scan is YCSB's own.
+
+HBase has no secondary index: the index-query phase runs its query by tag as a scan of the whole table with a
+server-side filter on the tag column (`baseline/no-index`); an index there is the Index Table pattern, a second table
+keyed by the tag. The cache phase sets Cassandra's chunk cache and runs on Cassandra only.
+
+happybase is synchronous and a connection is not thread-safe: each client process keeps a pool of connections, one
+per worker, and every call borrows one (the runner runs such calls on its helper threads)."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ConfigError
+from ...namespace import Namespaced, in_namespace
+from ...runner import BaseWorkload, Transaction
+from .core import YcsbRun, YcsbSettings
+
+if TYPE_CHECKING:
+    from ...clusters.contract import HBaseCluster
+
+TABLE = "usertable"
+FAMILY = b"f"
+LOAD_BATCH = 1000
+
+
+def check_sweep(phase: str, approaches: list[str]) -> None:
+    """What this binding cannot run, refused before any server starts."""
+    if phase == "cache":
+        raise ConfigError("the cache phase sets each Cassandra node's chunk cache; HBase's block cache is the region "
+                          "servers' own setting: run --phase cache with --engine cassandra")
+    indexed = [a for a in approaches if a in ("baseline/2i", "baseline/sai")]
+    if indexed:
+        raise ConfigError(f"{indexed[0]} is a secondary index, and HBase has none: its query by tag is a filtered scan "
+                          "(baseline/no-index); a lookup table keyed by the tag is the Index Table pattern")
+
+
+def column(field: int) -> bytes:
+    return FAMILY + b":field" + str(field).encode()
+
+
+class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
+    """One run of a YCSB mix or the filtered-scan index query on HBase."""
+
+    base_keyspace = "ycsb"
+
+    def __init__(self, gateway: str, approach: str, phase: str, settings: YcsbSettings):
+        check_sweep(phase, [approach])
+        self.configure(approach, phase, settings)
+        self.gateway = gateway
+        self._pool = None
+        self._pool_size = 1
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_pool": None}  # sockets stay in the process that opened them
+
+    @property
+    def table_name(self) -> str:
+        """The table, behind the namespace's prefix (HBase's own namespaces are left to the course's cluster)."""
+        return f"{self.keyspace}_{TABLE}{'_tagged' if self.indexed else ''}"
+
+    # ---- connections -------------------------------------------------------------------------------
+
+    def check_run(self, threads: int, processes: int, operations: int) -> None:
+        super().check_run(threads, processes, operations)
+        self._pool_size = max(1, -(-threads // max(1, processes)))  # every worker of a process may be in a call at once
+
+    def _connections(self):
+        if self._pool is None:
+            import happybase
+
+            host, _, port = self.gateway.rpartition(":")
+            self._pool = happybase.ConnectionPool(self._pool_size, host=host, port=int(port), timeout=30_000,
+                                                  transport="buffered", protocol="binary")
+        return self._pool
+
+    def _with_table(self, work: Any) -> Any:
+        with self._connections().connection() as connection:
+            return work(connection.table(self.table_name))
+
+    def open_process(self) -> None:
+        self._connections()
+
+    def close_process(self) -> None:
+        self._pool = None  # happybase closes a pool's connections when it is collected
+
+    # ---- schema and data ---------------------------------------------------------------------------
+
+    def setup(self) -> None:
+        with self._connections().connection() as connection:
+            marker = self.table_name.encode() + b"_loaded"
+            tables = set(connection.tables())
+            shape = None
+            if marker in tables:
+                shape = (connection.table(marker).row(b"shape") or {}).get(b"f:v", b"").decode()
+            self._load_needed = self.inserts or shape != self.shape()
+            if self._load_needed:
+                for name in (self.table_name.encode(), marker):
+                    if name in tables:
+                        connection.delete_table(name, disable=True)
+                connection.create_table(self.table_name, {"f": {"max_versions": 1}})
+
+    def row(self, keynum: int, rng: Any) -> tuple[bytes, dict[bytes, bytes]]:
+        key, tag, values = self.record_fields(keynum, rng)
+        data = {column(i): v.encode() for i, v in enumerate(values)}
+        if self.indexed:
+            data[FAMILY + b":tag"] = str(tag).encode()
+        return key.encode(), data
+
+    def load(self) -> None:
+        """YCSB's load phase: exactly `records` rows, key numbers 0..records-1 (not measured)."""
+        if not getattr(self, "_load_needed", True):
+            return
+        rng = random.Random(7)
+        with self._connections().connection() as connection:
+            with connection.table(self.table_name).batch(batch_size=LOAD_BATCH) as batch:
+                for k in range(self.records):
+                    batch.put(*self.row(k, rng))
+            if not self.inserts:
+                marker = self.table_name + "_loaded"
+                connection.create_table(marker, {"f": {"max_versions": 1}})
+                connection.table(marker).put(b"shape", {b"f:v": self.shape().encode()})
+
+    # ---- operations (YcsbRun picks which) ----------------------------------------------------------
+
+    def read(self, tx: Transaction, op: str, key: str) -> bool:
+        return bool(tx.call(op, self._with_table, lambda t: t.row(key.encode())))
+
+    def update(self, tx: Transaction, op: str, key: str, field: int, value: str) -> None:
+        tx.call(op, self._with_table, lambda t: t.put(key.encode(), {column(field): value.encode()}))
+
+    def insert(self, tx: Transaction, keynum: int) -> None:
+        key, data = self.row(keynum, tx.rng)
+        tx.call("insert", self._with_table, lambda t: t.put(key, data))
+
+    def scan(self, tx: Transaction, start: str, count: int) -> list:
+        return tx.call("scan", self._with_table, lambda t: list(t.scan(row_start=start.encode(), limit=count, batch_size=count)))
+
+    def query_by_tag(self, tx: Transaction, tag: int) -> int:
+        wanted = f"SingleColumnValueFilter('f', 'tag', =, 'binary:{tag}', true, true)"
+        return tx.call("query_by_tag", self._with_table, lambda t: sum(1 for _ in t.scan(filter=wanted, columns=[FAMILY + b":tag"])))
+
+    def count(self) -> int:
+        return self._with_table(lambda t: sum(1 for _ in t.scan(filter="FirstKeyOnlyFilter() AND KeyOnlyFilter()", batch_size=5000)))
+
+    def exists(self, key: str) -> bool:
+        return bool(self._with_table(lambda t: t.row(key.encode(), columns=[column(0)])))
+
+    def exists_many(self, keys: list[str]) -> list[bool]:
+        found = self._with_table(lambda t: {k for k, _ in t.rows([k.encode() for k in keys], columns=[column(0)])})
+        return [k.encode() in found for k in keys]
+
+    def cleanup(self) -> None:
+        with self._connections().connection() as connection:
+            for name in (self.table_name, self.table_name + "_loaded"):
+                if name.encode() in connection.tables():
+                    connection.delete_table(name, disable=True)
+
+
+def workload(approach: str, phase: str, cluster: HBaseCluster, operations: int, **settings: Any) -> YcsbHBase:
+    """`settings` by the names of YcsbSettings; consistency and replication are Cassandra's settings: HBase serves each
+    region from one server (its replication is HDFS's, which this local cluster does not have)."""
+    return in_namespace(YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings)), cluster)
