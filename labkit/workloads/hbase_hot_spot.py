@@ -1,0 +1,86 @@
+"""Writes whose row keys grow in order, against the same writes behind a hash prefix, on an HBase table pre-split
+into key ranges: the hot spot HBase's reference guide warns of. Every new key sorts after the last one, so every
+write of the sequential run falls into the table's last-touched region, on one server, while the others idle;
+a short hash of the key in front scatters the same writes over every region.
+
+Keys are `<nanoseconds since the epoch>-<worker>` (a timestamp: what an event log or an auto-increment writes);
+the hashed approach puts the first 4 hex digits of the key's MD5 in front. The table is made afresh for each run,
+split at 1..f hex digits into 16 regions, so both approaches meet the same regions. verify() counts the rows."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import time
+from typing import Any
+
+from ..errors import ConfigError
+from ..runner import BaseWorkload, Transaction, Verification
+
+APPROACHES = ("naive/sequential", "pattern/hashed")
+SPLITS = tuple("123456789abcdef")
+"""Split points: a hashed key's first hex digit picks one of 16 regions; every timestamp key starts with "1" and
+so falls into the region from "1" to "2"."""
+VALUE = b"x" * 100
+
+
+def row_key(approach: str, stamp: int, worker: int) -> bytes:
+    key = f"{stamp}-{worker}"
+    if approach == "pattern/hashed":
+        key = hashlib.md5(key.encode()).hexdigest()[:4] + "-" + key
+    return key.encode()
+
+
+class HotSpotWrites(BaseWorkload):
+    """One run of timestamp-keyed writes (sequential or hashed) through the gateway, one pooled connection per worker."""
+
+    max_processes = 1  # verify() counts this process's writes
+
+    def __init__(self, cluster: Any, approach: str, table: str = "events"):
+        if approach not in APPROACHES:
+            raise ConfigError(f"approach {approach!r}: choose {' or '.join(APPROACHES)}")
+        self.cluster, self.approach = cluster, approach
+        self.table = f"{table}_{approach.split('/')[1]}"
+        self.name = f"hot-spot/{approach}"
+        self._written = itertools.count()
+        self._pool = None
+        self._pool_size = 1
+
+    def check_run(self, threads: int, processes: int, operations: int) -> None:
+        self._pool_size = threads
+
+    def setup(self) -> None:
+        connection = self.cluster.connection()
+        try:
+            if self.table.encode() in connection.tables():
+                connection.delete_table(self.table, disable=True)
+        finally:
+            connection.close()
+        self.cluster.create_table(self.table, "f", list(SPLITS))
+
+    def open_process(self) -> None:
+        import happybase
+
+        host, _, port = self.cluster.thrift_gateway.rpartition(":")
+        self._pool = happybase.ConnectionPool(self._pool_size, host=host, port=int(port), timeout=30_000)
+
+    def _put(self, key: bytes) -> None:
+        with self._pool.connection() as connection:
+            connection.table(self.table).put(key, {b"f:v": VALUE})
+
+    def transaction(self, tx: Transaction) -> None:
+        tx.call("put", self._put, row_key(self.approach, time.time_ns(), tx.worker))
+        next(self._written)
+
+    def verify(self) -> Verification:
+        written = next(self._written)
+        connection = self.cluster.connection()
+        try:
+            rows = sum(1 for _ in connection.table(self.table).scan(filter="FirstKeyOnlyFilter() AND KeyOnlyFilter()", batch_size=5000))
+        finally:
+            connection.close()
+        problems = [] if rows == written else [f"the table holds {rows} rows, {written} were written"]
+        return Verification(not problems, {"rows": rows, "written": written}, problems)
+
+    def close_process(self) -> None:
+        self._pool = None
