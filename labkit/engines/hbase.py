@@ -5,15 +5,34 @@ from __future__ import annotations
 from ..errors import NotAvailableError
 
 
+GATEWAY_PROTOCOL = {"transport": "buffered", "protocol": "binary"}
+"""What HBase's ThriftServer speaks by default, and so every happybase connection here."""
+
+
+def _host_port(gateway: str) -> tuple[str, int]:
+    host, _, port = gateway.rpartition(":")
+    return host, int(port)
+
+
+def pool(gateway: str, size: int, timeout_ms: int = 30_000):
+    """A happybase pool of `size` connections to the gateway at "host:port": a connection is not thread-safe, so each
+    worker of a client process borrows its own (`with pool.connection() as c`). Its connections close when the pool is
+    collected (happybase's Connection closes itself in __del__)."""
+    import happybase
+
+    host, port = _host_port(gateway)
+    return happybase.ConnectionPool(size, host=host, port=port, timeout=timeout_ms, **GATEWAY_PROTOCOL)
+
+
 def connect(gateway: str, timeout_ms: int = 30_000):
     """A happybase connection to a Thrift gateway at "host:port" (binary protocol, buffered transport: what HBase's
     ThriftServer speaks by default), or a sentence that says where the gateway should be."""
     import happybase
     from thriftpy2.transport import TTransportException
 
-    host, _, port = gateway.rpartition(":")
+    host, port = _host_port(gateway)
     try:
-        return happybase.Connection(host, int(port), timeout=timeout_ms, transport="buffered", protocol="binary", autoconnect=True)
+        return happybase.Connection(host, port, timeout=timeout_ms, autoconnect=True, **GATEWAY_PROTOCOL)
     except TTransportException as exc:
         raise NotAvailableError(f"no HBase Thrift gateway answers at {gateway} ({exc}): start one with `labkit up hbase`, "
                                 "or check the address of your cluster's gateway") from exc

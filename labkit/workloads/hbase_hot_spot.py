@@ -1,6 +1,7 @@
 """Writes whose row keys grow in order, against the same writes behind a hash prefix, on an HBase table pre-split
 into key ranges: the hot spot HBase's reference guide warns of. Every new key sorts after the last one, so every
-write of the sequential run falls into the table's last-touched region, on one server, while the others idle;
+write of the sequential run falls into the one region whose key range holds the newest keys, on one server, while
+the others idle;
 a short hash of the key in front scatters the same writes over every region.
 
 Keys are `<nanoseconds since the epoch>-<worker>` (a timestamp: what an event log or an auto-increment writes);
@@ -14,6 +15,7 @@ import itertools
 import time
 from typing import Any
 
+from ..engines import hbase
 from ..errors import ConfigError
 from ..runner import BaseWorkload, Transaction, Verification
 
@@ -59,10 +61,7 @@ class HotSpotWrites(BaseWorkload):
         self.cluster.create_table(self.table, "f", list(SPLITS))
 
     def open_process(self) -> None:
-        import happybase
-
-        host, _, port = self.cluster.thrift_gateway.rpartition(":")
-        self._pool = happybase.ConnectionPool(self._pool_size, host=host, port=int(port), timeout=30_000)
+        self._pool = hbase.pool(self.cluster.thrift_gateway, self._pool_size)
 
     def _put(self, key: bytes) -> None:
         with self._pool.connection() as connection:

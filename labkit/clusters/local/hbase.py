@@ -36,11 +36,11 @@ MAX_REGION_SERVERS = 4
 ZK_PORT, MASTER_PORT, REGION_SERVER_PORT, GATEWAY_PORT = 2181, 16000, 16020, 9090
 HEAP_MB = {"zookeeper": 64, "master": 256, "regionserver": 384, "thrift": 128}
 REGION_SERVER_BYTES = int(0.5 * memory.GIB)
-"""What one region server may take: measured 0.19-0.21 GiB resident idle and 0.20-0.24 GiB after 20,000 rows
+"""What one region server may take: measured 0.21-0.23 GiB resident idle and 0.22-0.27 GiB after 20,000 rows
 (benchmarks/results/hbase_startup.md); admitted at its 384 MiB heap's ceiling and the JVM around it, since its
 memstores and block cache grow into the heap under a longer load."""
 COORDINATION_BYTES = int(0.6 * memory.GIB)
-"""ZooKeeper, the master and the Thrift gateway together (at most 0.08, 0.23 and 0.18 GiB resident in the benchmark, with heap room)."""
+"""ZooKeeper, the master and the Thrift gateway together (at most 0.08, 0.22 and 0.14 GiB resident in the benchmark, with heap room)."""
 
 
 START_UP_FLAGS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
@@ -206,6 +206,7 @@ class LocalHBaseCluster:
             site = {**common, "hbase.tmp.dir": str(Path(proc.path) / "tmp"), **own.get(proc.role, lambda p: {})(proc)}
             (proc.conf_dir / "hbase-site.xml").write_text(config.site_xml(site))
             (proc.conf_dir / "log4j.properties").write_text(config.LOG4J)
+        (self.zookeeper.conf_dir / "log4j-client.properties").write_text(config.LOG4J_CLIENT)  # the admin tool's
         zk = self.zookeeper
         (Path(zk.path) / "data").mkdir(exist_ok=True)
         (zk.conf_dir / "zoo.cfg").write_text(config.zoo_cfg(Path(zk.path) / "data", zk.host, zk.port))
@@ -310,9 +311,6 @@ class LocalHBaseCluster:
         classes = install.admin_classes(self.version)
         cmd = [java, *install.JDK17_FLAGS, f"-Dlog4j.configuration=file:{conf / 'log4j-client.properties'}",
                "-cp", f"{classes}{os.pathsep}{install.classpath(conf, self.version)}", "LabkitHBaseAdmin", self.zookeeper.address, *args]
-        (conf / "log4j-client.properties").write_text("log4j.rootLogger=ERROR,console\nlog4j.appender.console=org.apache.log4j.ConsoleAppender\n"
-                                                      "log4j.appender.console.target=System.err\n"
-                                                      "log4j.appender.console.layout=org.apache.log4j.PatternLayout\n")
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:

@@ -26,6 +26,13 @@ log4j.logger.org.apache.hadoop.hbase.zookeeper=WARN
 log4j.logger.org.apache.hadoop.metrics2=WARN
 """
 
+LOG4J_CLIENT = """log4j.rootLogger=ERROR,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+"""
+"""The admin tool's: errors only, on stderr, so its stdout is the one JSON line."""
+
 
 def site_xml(properties: dict[str, str]) -> str:
     rows = "".join(f"  <property><name>{escape(k)}</name><value>{escape(str(v))}</value></property>\n" for k, v in properties.items())

@@ -55,10 +55,6 @@ def lib_dir(version: str = DEFAULT_VERSION) -> Path:
     return shared_lib_dir(version) or own_lib_dir(version)
 
 
-def installed(version: str = DEFAULT_VERSION) -> bool:
-    return (lib_dir(version) / ".complete").exists()
-
-
 def install(version: str = DEFAULT_VERSION) -> Path:
     """Resolve HBase `version`'s server and Thrift gateway with their runtime jars into the cache (once; offline after)."""
     shared = shared_lib_dir(version)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
+from ...engines import hbase
 from ...errors import ConfigError
 from ...namespace import Namespaced, in_namespace
 from ...runner import BaseWorkload, Transaction
@@ -71,11 +72,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
     def _connections(self):
         if self._pool is None:
-            import happybase
-
-            host, _, port = self.gateway.rpartition(":")
-            self._pool = happybase.ConnectionPool(self._pool_size, host=host, port=int(port), timeout=30_000,
-                                                  transport="buffered", protocol="binary")
+            self._pool = hbase.pool(self.gateway, self._pool_size)
         return self._pool
 
     def _with_table(self, work: Any) -> Any:
@@ -86,7 +83,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
         self._connections()
 
     def close_process(self) -> None:
-        self._pool = None  # happybase closes a pool's connections when it is collected
+        self._pool = None  # its connections close when it is collected (engines.hbase.pool)
 
     # ---- schema and data ---------------------------------------------------------------------------
 
@@ -163,5 +160,5 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
 def workload(approach: str, phase: str, cluster: HBaseCluster, operations: int, **settings: Any) -> YcsbHBase:
     """`settings` by the names of YcsbSettings; consistency and replication are Cassandra's settings: HBase serves each
-    region from one server (its replication is HDFS's, which this local cluster does not have)."""
+    region from one server (without read replicas, its durability is HDFS's, which this local cluster does not have)."""
     return in_namespace(YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings)), cluster)
