@@ -1,4 +1,5 @@
-"""The `labkit` command, run through its installed entry point as a student would run it."""
+"""The `labkit` command: what a student sees through its installed entry point, and (in process, since a
+subprocess costs two seconds each) every refusal the options table promises."""
 
 from __future__ import annotations
 
@@ -18,6 +19,20 @@ def labkit(*args: str, home: Path | None = None) -> subprocess.CompletedProcess:
     if home is not None:
         env["LABKIT_HOME"] = str(home)
     return subprocess.run([LABKIT, *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def in_process(*args: str, home: Path | None = None):
+    """The same command through typer's test runner: the same parsing, messages and exit codes, without a
+    new interpreter per case (the entry point itself is exercised by the tests that call `labkit`)."""
+    from typer.testing import CliRunner
+
+    from labkit.cli import app
+
+    env = {"LABKIT_HOME": str(home)} if home is not None else None
+    result = CliRunner().invoke(app, list(args), env=env)
+    unexpected = result.exception if not isinstance(result.exception, SystemExit) else None
+    assert unexpected is None, f"labkit {' '.join(args)} raised {unexpected!r}"
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 def test_help_lists_the_commands():
@@ -68,15 +83,20 @@ def test_doctor_says_how_to_get_java_when_it_is_missing(tmp_path):
     ],
 )
 def test_bad_input_is_refused_with_a_clear_message(args, message, tmp_path):
-    r = labkit(*args, home=tmp_path)
+    r = in_process(*args, home=tmp_path)
     assert r.returncode == 2
     assert message in r.stderr
     assert "Traceback" not in r.stderr
 
 
+def test_a_refusal_through_the_entry_point_is_one_sentence_and_exit_2(tmp_path):
+    r = labkit("run", "fan-out", "--threads", "0", home=tmp_path)
+    assert r.returncode == 2 and "threads must be at least 1" in r.stderr and "Traceback" not in r.stderr
+
+
 @pytest.mark.parametrize("driver", ["fast"])
 def test_a_driver_the_lab_does_not_know_is_refused_before_anything_starts(driver, tmp_path):
-    r = labkit("run", "fan-out", "--driver", driver, home=tmp_path)
+    r = in_process("run", "fan-out", "--driver", driver, home=tmp_path)
     assert r.returncode == 2 and "auto, acsylla, cassandra-driver" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -133,7 +153,7 @@ def test_status_and_down_with_nothing_running(tmp_path):
     ],
 )
 def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tmp_path):
-    r = labkit(*args, "--out", str(tmp_path / "r.csv"))
+    r = in_process(*args, "--out", str(tmp_path / "r.csv"), home=tmp_path)
     assert r.returncode != 0 and message in r.stderr + r.stdout
     assert not (tmp_path / "r.csv").exists()
 
@@ -141,7 +161,7 @@ def test_pattern_options_are_checked_before_any_cluster_starts(args, message, tm
 def test_run_help_lists_every_pattern_phase_and_setting_from_the_descriptions():
     from labkit.catalogue import descriptions
 
-    r = labkit("run", "--help")
+    r = in_process("run", "--help")
     text = " ".join(r.stdout.split()).replace("- ", "-")  # the help wraps lines after a hyphen: "index-" / "table"
     for pattern in descriptions():
         assert f"{pattern.name}: {'|'.join(pattern.phases)}" in text
@@ -163,9 +183,9 @@ def test_run_ycsb_refuses_what_it_cannot_run_before_anything_starts(tmp_path):
         (("--engine", "mongodb", "--phase", "cache"), "run --phase cache with --engine cassandra"),
         (("--engine", "mongodb", "--phase", "index-query"), "--approaches baseline/no-index,baseline/2i"),
     ):
-        r = labkit("run", "ycsb", *args, "--out", out)
+        r = in_process("run", "ycsb", *args, "--out", out, home=tmp_path)
         assert r.returncode != 0 and message in r.stderr + r.stdout, (args, r.stderr)
-    r = labkit("run", "fan-out", "--workload", "a", "--out", out)
+    r = in_process("run", "fan-out", "--workload", "a", "--out", out, home=tmp_path)
     assert r.returncode != 0 and "use --approaches" in r.stderr
     assert not (tmp_path / "r.csv").exists()
 
@@ -178,7 +198,7 @@ def test_patterns_command_explains_a_pattern_from_its_description():
     pattern = describe("fan-out")
     for word in (*pattern.phases, *pattern.approaches, *(f"--set {s.name}={s.default}" for s in pattern.settings), "classroom", "quick"):
         assert word in r.stdout, word
-    r = labkit("patterns", "sharding")
+    r = in_process("patterns", "sharding")
     assert r.returncode != 0 and "unknown pattern 'sharding'" in r.stderr
 
 def test_run_takes_repeats_and_an_a_a_control_and_noise_refuses_too_few_repeats():
