@@ -19,7 +19,6 @@ import argparse
 import os
 import platform
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -32,28 +31,18 @@ from labkit.clusters.local import hbase_install
 from labkit.clusters.local.hbase import LocalHBaseCluster
 from labkit.results.intervals import ratio_interval
 from labkit.runner import RunOptions, Watch, run
-from labkit.workloads.hbase_hot_spot import APPROACHES, HotSpotWrites
+from labkit.workloads.hbase_hot_spot import APPROACHES, hot_spot_writes, settled_region_writes
 
 NODE_CPU = 0.25
 THREADS = 8
 OPERATIONS = 3000
 
 
-def writes_by_server(cluster: LocalHBaseCluster, table: str) -> Counter:
+def writes_by_server(cluster: LocalHBaseCluster, table: str, total: int) -> Counter:
     counts: Counter = Counter()
-    for server in cluster.metrics()["servers"]:
-        counts[server["host"]] += sum(r["writes"] for r in server["regions"] if r["table"] == table)
+    for region in settled_region_writes(cluster, table, total, within=15):
+        counts[region["server"]] += region["writes"]
     return counts
-
-
-def settled_writes(cluster: LocalHBaseCluster, table: str, total: int) -> Counter:
-    """The servers' counts once they report the run's writes (each reports every second)."""
-    deadline = time.monotonic() + 15
-    while True:
-        counts = writes_by_server(cluster, table)
-        if sum(counts.values()) >= total or time.monotonic() > deadline:
-            return counts
-        time.sleep(1)
 
 
 def main() -> int:
@@ -70,12 +59,12 @@ def main() -> int:
             for block in range(args.repeats):
                 order = APPROACHES if block % 2 == 0 else APPROACHES[::-1]
                 for approach in order:
-                    workload = HotSpotWrites(cluster, approach)
+                    workload = hot_spot_writes(cluster, approach)
                     result = run(workload, threads=THREADS, operations=OPERATIONS,
                                  options=RunOptions(processes=1, warmup=300), watch=Watch(server_meter=cluster.cpu_meter()))
-                    counts = settled_writes(cluster, workload.table, OPERATIONS)
+                    counts = writes_by_server(cluster, workload.table, OPERATIONS)
                     busiest = max(counts.values()) / max(1, sum(counts.values()))
-                    row = {"region_servers": servers, "node_cpu": NODE_CPU, "threads": THREADS, "approach": approach, "block": block,
+                    row = {"region_servers": servers, "node_cpu": NODE_CPU, "threads": THREADS, "approach": approach, "repeat": block,
                            "throughput": round(result.throughput, 1), "limit": result.limit,
                            "verify_ok": bool(result.verification and result.verification.ok),
                            "servers_written": sum(1 for c in counts.values() if c > 0), "busiest_server_share": round(busiest, 3),
@@ -85,7 +74,7 @@ def main() -> int:
     df = pd.DataFrame(rows)
     summary = []
     for servers, group in df.groupby("region_servers"):
-        by = {a: group[group.approach == a].sort_values("block") for a in APPROACHES}
+        by = {a: group[group.approach == a].sort_values("repeat") for a in APPROACHES}
         ratios = (by["pattern/hashed"].throughput.values / by["naive/sequential"].throughput.values).tolist()
         interval = ratio_interval(ratios)
         summary.append({

@@ -1,8 +1,9 @@
 """Real Apache HBase 2.6.1 as local processes (ZooKeeper, a master, region servers, the Thrift 1 gateway) on the
 home's loopback range: `labkit up`/`status`/`down` with one region server, then one 3-server cluster shared by the
 module: each server on its own address, a pre-split table's regions spread over them, exact counts written and read
-back through the gateway, sequential keys sending every write to one region (the servers' own counts say so), and a
-killed server's regions reassigned with no acknowledged write lost."""
+back through the gateway, sequential keys sending every write to one region (the servers' own counts say so), a login
+by e-mail as a filtered scan and through a lookup table (the servers' read counts), and a killed server's regions
+reassigned with no acknowledged write lost."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from labkit.clusters.base import clusters_dir
 from labkit.clusters.local import hbase_config
 from labkit.clusters.local.hbase import LocalHBaseCluster
 from labkit.host import loopback, processes
+from labkit.workloads.hbase_hot_spot import settled_region_writes
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -62,14 +64,8 @@ def test_each_region_server_listens_only_on_its_own_address(cluster):
 
 
 def region_writes(cluster: LocalHBaseCluster, table: str, expected_total: int) -> dict[tuple[str, str], int]:
-    """(start key, server) -> writes the servers counted for `table`'s regions, once they report every write
-    (each server reports to the master every hbase_config.REPORT_INTERVAL_MS)."""
-    deadline = time.monotonic() + 20
-    while True:
-        counts = {(r["start_key"], s["host"]): r["writes"] for s in cluster.metrics()["servers"] for r in s["regions"] if r["table"] == table}
-        if sum(counts.values()) >= expected_total or time.monotonic() > deadline:
-            return counts
-        time.sleep(hbase_config.REPORT_INTERVAL_MS / 1000)
+    """(start key, server) -> writes the servers counted for `table`'s regions, once they report every write."""
+    return {(r["start_key"], r["server"]): r["writes"] for r in settled_region_writes(cluster, table, expected_total)}
 
 
 def test_a_pre_split_table_spreads_its_regions_and_every_row_reads_back(cluster):
@@ -124,6 +120,30 @@ def test_ycsb_mixes_run_through_the_gateway_and_verify_every_record(cluster, app
         assert checks["records"] == 1000 + checks["inserted"] and (checks["inserted"] > 0) == (approach != "baseline/a"), checks
     finally:
         workload.cleanup()
+        workload.close_process()
+
+
+def test_a_login_by_email_scans_every_row_without_an_index_and_reads_two_rows_with_a_lookup_table(cluster):
+    """Notebook 09's Index Table lesson: both approaches find every user; the servers count the scan's filtered rows
+    (every stored user but the one found, per login) and the lookup's two gets (none filtered)."""
+    from labkit.runner import RunOptions, run
+    from labkit.workloads import hbase_index_table as index_table
+
+    users, logins = 300, 20
+    for approach in index_table.APPROACHES:
+        workload = index_table.email_logins(cluster, approach, users)
+        workload.setup()
+        tables = (workload.users_table, workload.lookup_table)
+        before = index_table.settled_reads(cluster, tables)
+        result = run(workload, threads=2, operations=logins, options=RunOptions(processes=1, setup=False))
+        assert result.complete and result.errors == 0 and result.verification.ok, result.verification
+        assert result.verification.checks == {"logins": logins, "right": logins}
+        rows = index_table.reads_between(before, index_table.settled_reads(cluster, tables), logins)
+        filtered = sum(r["rows_filtered_per_login"] for r in rows)
+        if approach == "naive/scan":
+            assert filtered == users - 1 and index_table.regions_per_login(approach, rows) == 4, rows
+        else:
+            assert filtered == 0 and index_table.regions_per_login(approach, rows) == 2, rows
         workload.close_process()
 
 

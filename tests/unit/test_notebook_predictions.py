@@ -32,6 +32,7 @@ CONVERTED = {
     "06_tactics.ipynb": "labkit.lessons.tactics",
     "07_distorted_replicas.ipynb": "labkit.lessons.distorted_replicas",
     "08_your_design.ipynb": "labkit.lessons.your_design",
+    "09_hbase_regions.ipynb": "labkit.lessons.hbase_regions",
 }
 """The notebooks already in predict-run-explain form, and the module holding each one's questions."""
 CLOSING = "## What the classroom runs measured"
