@@ -15,7 +15,6 @@ import datetime as _dt
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from .. import exit_guard
 from ..base import ClusterInfo, clusters_dir
 from ..contract import Capabilities
 from . import budgets, hbase_config as config, hbase_install as install, memory
+from .hbase_admin_session import AdminSession
 from .node_cpu import NodeCpuMeter
 
 NAME = "hbase"
@@ -111,6 +111,7 @@ class LocalHBaseCluster:
         self.startup_timeout = startup_timeout or 90 + 15 * nodes
         self.detached = detached
         self._server_version: str | None = None
+        self._admin_session: AdminSession | None = None
 
     # ---- what the cluster is made of ---------------------------------------------------------------
 
@@ -284,6 +285,8 @@ class LocalHBaseCluster:
         (self.directory / "cluster.json").write_text(json.dumps(state, indent=1))
 
     def stop(self) -> None:
+        if self._admin_session is not None:
+            self._admin_session.close()
         reap(self.directory)
         exit_guard.untrack(self)
 
@@ -305,21 +308,18 @@ class LocalHBaseCluster:
         return hbase.connect(self.thrift_gateway, timeout_ms=timeout_ms)
 
     def admin(self, *args: str, timeout: float = 120) -> dict[str, Any]:
-        """Run LabkitHBaseAdmin (`version`, `metrics`, `create TABLE FAMILY SPLIT...`) against this cluster; its JSON."""
-        java = install.java()
-        conf = self.zookeeper.conf_dir
-        classes = install.admin_classes(self.version)
-        cmd = [java, *install.JDK17_FLAGS, f"-Dlog4j.configuration=file:{conf / 'log4j-client.properties'}",
-               "-cp", f"{classes}{os.pathsep}{install.classpath(conf, self.version)}", "LabkitHBaseAdmin", self.zookeeper.address, *args]
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            raise LabkitError(f"HBase's admin call {' '.join(args)} did not finish in {timeout:g} s") from None
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        if done.returncode != 0 or not lines:
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
-            raise LabkitError(f"HBase's admin call {' '.join(args)} failed (exit {done.returncode}):\n{tail}")
-        return json.loads(lines[-1])
+        """Ask LabkitHBaseAdmin (`version`, `metrics`, `create TABLE FAMILY SPLIT...`) about this cluster; its JSON.
+        One admin JVM per cluster object answers every call (hbase_admin_session)."""
+        if self._admin_session is None:
+            conf = self.zookeeper.conf_dir
+            classes = install.admin_classes(self.version)
+            command = [install.java(), *install.JDK17_FLAGS, f"-Dlog4j.configuration=file:{conf / 'log4j-client.properties'}",
+                       "-cp", f"{classes}{os.pathsep}{install.classpath(conf, self.version)}", "LabkitHBaseAdmin", self.zookeeper.address]
+            self._admin_session = AdminSession(command, self.directory / "admin.log")
+        return self._admin_session.call(*args, timeout=timeout)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_admin_session": None}  # the admin tool's pipe stays in the process that opened it
 
     def create_table(self, name: str, family: str = "f", splits: list[str] | tuple[str, ...] = ()) -> None:
         """A table with one column family, pre-split at `splits` into len(splits) + 1 regions (the master spreads

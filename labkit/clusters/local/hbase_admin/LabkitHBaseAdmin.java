@@ -1,7 +1,9 @@
 // What labkit asks of an HBase cluster that its Thrift 1 gateway cannot answer: the servers' version, a table
 // pre-split at given keys, and the master's view of every region server's and region's request counts.
-// labkit compiles it once against the cached HBase jars (hbase_install.admin_classes) and runs it per call.
-// Prints one JSON object on stdout.
+// labkit compiles it once against the cached HBase jars (hbase_install.admin_classes). With a command it runs that
+// one and prints one JSON object on stdout; with `serve` it keeps one connection and answers command lines read from
+// stdin (fields separated by tabs), one JSON line each, until stdin closes: a JVM and a connection per call cost
+// about two seconds, which a lesson's every count paid.
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +27,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 public class LabkitHBaseAdmin {
   public static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: LabkitHBaseAdmin ZOOKEEPER_ADDRESS:PORT version|metrics|create TABLE FAMILY [SPLIT_KEY...]");
+      System.err.println("usage: LabkitHBaseAdmin ZOOKEEPER_ADDRESS:PORT serve|version|metrics|create TABLE FAMILY [SPLIT_KEY...]");
       System.exit(2);
     }
     String[] quorum = args[0].split(":");
@@ -34,29 +36,52 @@ public class LabkitHBaseAdmin {
     conf.set("hbase.zookeeper.property.clientPort", quorum.length > 1 ? quorum[1] : "2181");
     conf.setInt("hbase.client.retries.number", 10);
     try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
-      switch (args[1]) {
-        case "version": {
-          ClusterMetrics m = admin.getClusterMetrics();
-          System.out.println("{\"version\": " + quote(m.getHBaseVersion()) + ", \"servers\": " + m.getLiveServerMetrics().size() + "}");
-          break;
-        }
-        case "metrics":
-          System.out.println(metrics(admin.getClusterMetrics()));
-          break;
-        case "create": {
-          List<byte[]> splits = new ArrayList<>();
-          for (int i = 4; i < args.length; i++) splits.add(Bytes.toBytes(args[i]));
-          TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(TableName.valueOf(args[2]))
-              .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Bytes.toBytes(args[3])).setMaxVersions(1).build());
-          if (splits.isEmpty()) admin.createTable(table.build());
-          else admin.createTable(table.build(), splits.toArray(new byte[0][]));
-          System.out.println("{\"created\": " + quote(args[2]) + ", \"regions\": " + (splits.size() + 1) + "}");
-          break;
-        }
-        default:
-          System.err.println("unknown command " + args[1]);
+      if (!args[1].equals("serve")) {
+        String[] command = java.util.Arrays.copyOfRange(args, 1, args.length);
+        try {
+          System.out.println(answer(admin, command));
+        } catch (IllegalArgumentException e) {
+          System.err.println(e.getMessage());
           System.exit(2);
+        }
+        return;
       }
+      java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, "UTF-8"));
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (line.isEmpty()) continue;
+        String reply;
+        try {
+          reply = answer(admin, line.split("\t", -1));
+        } catch (Exception e) {
+          reply = "{\"error\": " + quote(e.getClass().getSimpleName() + ": " + e.getMessage()) + "}";
+        }
+        System.out.println(reply);
+        System.out.flush();
+      }
+    }
+  }
+
+  // One command's JSON answer: version, metrics, or create TABLE FAMILY [SPLIT_KEY...].
+  static String answer(Admin admin, String[] command) throws java.io.IOException {
+    switch (command[0]) {
+      case "version": {
+        ClusterMetrics m = admin.getClusterMetrics();
+        return "{\"version\": " + quote(m.getHBaseVersion()) + ", \"servers\": " + m.getLiveServerMetrics().size() + "}";
+      }
+      case "metrics":
+        return metrics(admin.getClusterMetrics());
+      case "create": {
+        if (command.length < 3) throw new IllegalArgumentException("usage: create TABLE FAMILY [SPLIT_KEY...]");
+        List<byte[]> splits = new ArrayList<>();
+        for (int i = 3; i < command.length; i++) splits.add(Bytes.toBytes(command[i]));
+        TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(TableName.valueOf(command[1]))
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Bytes.toBytes(command[2])).setMaxVersions(1).build());
+        if (splits.isEmpty()) admin.createTable(table.build());
+        else admin.createTable(table.build(), splits.toArray(new byte[0][]));
+        return "{\"created\": " + quote(command[1]) + ", \"regions\": " + (splits.size() + 1) + "}";
+      }
+      default:
+        throw new IllegalArgumentException("unknown command " + command[0]);
     }
   }
 
