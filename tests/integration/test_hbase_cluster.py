@@ -61,6 +61,9 @@ def test_each_region_server_listens_only_on_its_own_address(cluster):
     assert sorted(running) == ["rs1", "rs2", "rs3"]
     for rs in cluster.nodes:
         assert listening(running[rs.name]) == {rs.host}, rs
+    meter = cluster.cpu_meter()  # the whole cluster's CPU: the region servers, and the plumbing every request passes
+    assert sorted(meter.nodes) == ["master", "rs1", "rs2", "rs3", "thrift", "zookeeper"]
+    assert all(budget is None for _proc, budget, _group in meter.nodes.values())  # this cluster has no budget
 
 
 def region_writes(cluster: LocalHBaseCluster, table: str, expected_total: int) -> dict[tuple[str, str], int]:

@@ -59,9 +59,47 @@ def test_the_provider_is_registered_and_two_datacenters_are_refused():
         hbase.LocalHBaseCluster.start_from_cli(nodes=2, dcs=2)
 
 
-def test_without_jdk_17_the_start_says_what_to_install(monkeypatch):
-    monkeypatch.setattr(hbase_install, "java_major", lambda: (11, 'openjdk version "11.0.2"'))
+@pytest.mark.parametrize("engine", ["hbase", "cassandra"])
+def test_without_jdk_17_the_start_says_what_to_install(monkeypatch, engine):
+    from labkit.clusters.local import cassandra_install, jdk
     from labkit.errors import NotAvailableError
 
+    monkeypatch.setattr(jdk, "java_major", lambda: (11, 'openjdk version "11.0.2"'))
+    find_java = {"hbase": hbase_install.java, "cassandra": cassandra_install.require_java17}[engine]
     with pytest.raises(NotAvailableError, match="JDK 17.*found Java 11.*openjdk-17-jdk-headless"):
-        hbase_install.java()
+        find_java()
+
+
+def test_a_port_held_by_another_program_is_named_before_anything_starts(tmp_path, monkeypatch):
+    import socket
+
+    from labkit.errors import LabkitError
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = hbase.LocalHBaseCluster(nodes=2)  # made, not started: its range is this test home's own
+    gateway = cluster.gateway
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        holder.bind((gateway.host, gateway.port))
+    except OSError:
+        pytest.skip(f"{gateway.address} is in use here")
+    holder.listen()
+    try:
+        with pytest.raises(LabkitError, match=rf"port {gateway.host}:{gateway.port} \(needed by HBase's thrift\) is taken by pid \d+ .*one of your own programs.*labkit down"):
+            cluster._check_ports(grace=0.5)
+    finally:
+        holder.close()
+    cluster._check_ports(grace=0.5)  # free again: no error
+
+
+def test_hbase_missing_from_the_cache_without_maven_says_how_to_get_it(tmp_path, monkeypatch):
+    from labkit.clusters import maven
+    from labkit.errors import NotAvailableError
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))  # an empty cache: the jars must be resolved
+    monkeypatch.delenv("LABKIT_SHARED_CACHE", raising=False)
+    monkeypatch.setattr(hbase_install, "shared_lib_dir", lambda version: None)
+    monkeypatch.setattr(maven.shutil, "which", lambda name: None)
+    with pytest.raises(NotAvailableError, match=r"resolving Apache HBase 2\.6\.1's jars from Maven Central needs Maven .*apt-get install maven"):
+        hbase_install.install()

@@ -31,7 +31,7 @@ from ...host.users import current_user
 from ..contract import Capabilities
 from ..base import clusters_dir
 from ...host import loopback
-from . import budgets, cassandra_cds, memory
+from . import budgets, cassandra_cds, memory, ports
 from . import cassandra_install as install
 from ...host import processes
 from .node_cpu import NodeCpuMeter
@@ -50,36 +50,6 @@ from .cassandra_config import (
 
 MAX_NODES = 8
 NAME = "cassandra"
-
-
-def _port_holder(address: str, port: int) -> tuple[str, int | None]:
-    """Who listens on address:port: ('pid N (name)', uid), or ('another process', None) when that is not
-    visible (another user's sockets are hidden from an unprivileged user)."""
-    try:
-        for c in psutil.net_connections("tcp"):
-            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.laddr.ip in (address, "0.0.0.0", "::"):
-                if not c.pid:
-                    break
-                proc = psutil.Process(c.pid)
-                return f"pid {c.pid} ({proc.name()})", proc.uids().real
-    except Exception:
-        pass
-    return "another process", None
-
-
-def port_taken_message(node: str, host: str, port: int, own_range: "loopback.LoopbackRange") -> str:
-    """What a student reads when a node's address and port are held: never "stop their process" when the
-    holder is not theirs to stop, but the way out (another range)."""
-    holder, uid = _port_holder(host, port)
-    claim = loopback.owner_of(host)
-    if uid == os.getuid():
-        return f"port {host}:{port} (needed by {node}) is taken by {holder}, one of your own programs. Stop it (if it is a labkit cluster: `labkit down`) and start again."
-    whose = f"{claim.user}'s labkit (home {claim.home})" if claim and claim.home != own_range.home else f"{holder}, not one of your programs"
-    return (
-        f"port {host}:{port} (needed by {node}) is held by {whose}: this home's loopback range {own_range.cidr} is in use by "
-        f"someone else. Choose another range for your clusters, e.g. `export {loopback.OVERRIDE}=127.{(int(own_range.prefix.split('.')[1]) % 254) + 1}.0` "
-        "(`labkit status` lists the ranges in use on this host), and start again."
-    )
 
 
 def node_state(spec: NodeSpec) -> tuple[str, int | None]:
@@ -320,16 +290,12 @@ class LocalCassandraCluster:
 
     def _check_ports(self, grace: float = 15.0) -> None:
         """Every port a node needs must be free; a just-killed JVM may hold them a moment longer."""
-        deadline = time.monotonic() + grace
+        wanted = []
         for node in self.nodes:
-            wanted = [(node.address, CQL_PORT), (node.address, STORAGE_PORT), (node.address, node.spec.jmx_port)]
+            wanted += [(node.name, node.address, CQL_PORT), (node.name, node.address, STORAGE_PORT), (node.name, node.address, node.spec.jmx_port)]
             if node.spec.broadcast:
-                wanted.append((node.spec.broadcast, STORAGE_PORT))
-            for host, port in wanted:
-                while processes.port_open(host, port):
-                    if time.monotonic() > deadline:
-                        raise LabkitError(port_taken_message(node.name, host, port, self.loopback))
-                    time.sleep(0.25)
+                wanted.append((node.name, node.spec.broadcast, STORAGE_PORT))
+        ports.require_free(wanted, self.loopback, grace)
 
     def _save_state(self) -> None:
         state = {

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from ...machine import java_major
-from ...errors import NotAvailableError
 from .. import maven
 from ..base import labkit_home, shared_cache
+from . import jdk
 
 DEFAULT_VERSION = "5.0.9"
 MAIN_CLASS = "org.apache.cassandra.service.CassandraDaemon"
@@ -34,17 +32,7 @@ def lib_dir(version: str = DEFAULT_VERSION) -> Path:
 
 def require_java17() -> str:
     """Path of a JDK 17 `java`, or an error that says how to get one."""
-    major, line = java_major()
-    if major != 17:
-        found = f"found: {line}" if major is None else f"found Java {major}"
-        raise NotAvailableError(
-            "Cassandra 5.0 needs JDK 17 and none is usable here "
-            f"({found}). Install it (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless; "
-            "conda: conda install -c conda-forge openjdk=17) and put it on PATH or set JAVA_HOME."
-        )
-    import os
-
-    return os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java") or "java"
+    return jdk.require_java17("Cassandra 5.0 needs JDK 17")
 
 
 def install(version: str = DEFAULT_VERSION) -> Path:

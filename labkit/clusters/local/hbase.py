@@ -27,7 +27,7 @@ from ...host.users import current_user
 from .. import exit_guard
 from ..base import ClusterInfo, clusters_dir
 from ..contract import Capabilities
-from . import budgets, hbase_config as config, hbase_install as install, memory
+from . import budgets, hbase_config as config, hbase_install as install, memory, ports
 from .hbase_admin_session import AdminSession
 from .node_cpu import NodeCpuMeter
 
@@ -107,7 +107,8 @@ class LocalHBaseCluster:
         self.node_cpu = budgets.checked(node_cpu)
         self.version = version
         self.directory = clusters_dir() / NAME
-        self.procs = layout(nodes, self.directory, loopback.own_range())
+        self.loopback = loopback.own_range()
+        self.procs = layout(nodes, self.directory, self.loopback)
         self.startup_timeout = startup_timeout or 90 + 15 * nodes
         self.detached = detached
         self._server_version: str | None = None
@@ -177,10 +178,7 @@ class LocalHBaseCluster:
         free = memory.free_memory()
         memory.admit(len(self.nodes), engine="HBase region server", per_node=REGION_SERVER_BYTES,
                      free=memory.FreeMemory(free.bytes - COORDINATION_BYTES, free.source))
-        for proc in self.procs:
-            if processes.port_open(proc.host, proc.port):
-                raise LabkitError(f"port {proc.address} (needed by HBase's {proc.name}) is taken; stop that process "
-                                  "(`labkit down` if it is labkit's) and start again")
+        self._check_ports()
         self.directory.mkdir(parents=True, exist_ok=True)
         self._save_state()
         exit_guard.track(self)
@@ -197,6 +195,10 @@ class LocalHBaseCluster:
             self.stop()
             raise
         return self
+
+    def _check_ports(self, grace: float = 15.0) -> None:
+        """Every process's port must be free (a just-killed JVM may hold one a moment longer)."""
+        ports.require_free([(f"HBase's {p.name}", p.host, p.port) for p in self.procs], self.loopback, grace)
 
     def _write_configs(self) -> None:
         common = config.common_site(self.directory, self.zookeeper.host, self.zookeeper.port, len(self.nodes))
@@ -273,8 +275,15 @@ class LocalHBaseCluster:
         budgets.budget_processes(self.directory, self.node_processes(), self.node_cpu)
 
     def cpu_meter(self) -> NodeCpuMeter:
-        """A meter of each region server's CPU for the runner."""
-        return NodeCpuMeter.of(self.directory, self.node_processes(), self.node_cpu)
+        """A meter of the whole cluster's CPU for the runner: each region server with its budget, and the
+        unbudgeted plumbing (ZooKeeper, the master, the Thrift gateway every request passes), so CPU per
+        transaction counts what serving it cost, and the per-process columns say where it went."""
+        meter = NodeCpuMeter.of(self.directory, self.node_processes(), self.node_cpu)
+        for proc in self.procs:
+            found = self._process(proc) if proc.role != "regionserver" else None
+            if found is not None:
+                meter.nodes[proc.name] = (found, None, None)
+        return meter
 
     def _save_state(self) -> None:
         state = {

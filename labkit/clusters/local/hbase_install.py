@@ -6,13 +6,12 @@ resolve), so the lab runs HBase 2.6.1 on Hadoop 2.10.2's client jars; data lives
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from ...errors import NotAvailableError
-from ...machine import java_major
 from .. import maven
 from ..base import labkit_home, shared_cache
+from . import jdk
 
 DEFAULT_VERSION = "2.6.1"
 ADMIN_SOURCE = Path(__file__).with_name("hbase_admin") / "LabkitHBaseAdmin.java"
@@ -65,15 +64,7 @@ def install(version: str = DEFAULT_VERSION) -> Path:
 
 def java() -> str:
     """A JDK 17 `java` (HBase 2.6 supports 8, 11 and 17; the lab runs one JDK for every engine)."""
-    major, line = java_major()
-    if major != 17:
-        found = f"found: {line}" if major is None else f"found Java {major}"
-        raise NotAvailableError(
-            f"the local HBase provider runs on JDK 17 and none is usable here ({found}). Install it (Debian/Ubuntu: "
-            "apt-get install openjdk-17-jdk-headless; conda: conda install -c conda-forge openjdk=17) and put it on PATH or set JAVA_HOME."
-        )
-    home = os.environ.get("JAVA_HOME")
-    return os.path.join(home, "bin", "java") if home else shutil.which("java") or "java"
+    return jdk.require_java17("the local HBase provider runs on JDK 17")
 
 
 def admin_classes(version: str = DEFAULT_VERSION) -> Path:
