@@ -1,0 +1,92 @@
+"""YCSB's mixes on HBase and on Cassandra at the same shape, side by side: document 004's comparison (average
+latency at rising target throughputs for workloads A, B, C and insert-mostly), at this machine's sizes.
+
+Both engines get 2 nodes (Cassandra nodes; HBase region servers) with the same CPU budget each, one copy of each
+record (Cassandra replication 1 at consistency ONE; HBase keeps one copy on the local filesystem, where production
+HBase keeps three in HDFS), the same records, mixes, offered loads and client (two client processes). What differs
+is said on every row (`outside_budget`): HBase's ZooKeeper, master and Thrift gateway run outside the budget, and
+every HBase request passes the gateway (happybase speaks Thrift to it; it speaks HBase's protocol to the region
+servers), where Cassandra's driver talks to the nodes. One cluster runs at a time: a block starts one engine's
+cluster, runs every mix and load, stops it, then does the same for the other engine (which goes first alternates
+between blocks), so a ratio pairs the two engines' runs of one block. A point the engine did not keep up with
+(achieved under 95% of the offered rate) or that the client limited is kept and flagged (`kept_up`); the summary
+compares only points both engines kept up with in the same block.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pandas as pd
+
+from ...results.intervals import interval_of
+
+ENGINES = ("cassandra", "hbase")
+MIXES = ("baseline/a", "baseline/b", "baseline/c", "baseline/insert-mostly")
+"""Document 004's four: read-update 50/50, read mostly 95/5, read only, insert mostly (90% insert, 10% read)."""
+NODES, NODE_CPU, PROCESSES = 2, 0.5, 2
+SIZES = {
+    "classroom": {"mixes": MIXES, "targets": (200, 400, 800, 1600), "target_seconds": 6, "blocks": 3, "records": 20000, "threads": 32},
+    "notebook": {"mixes": ("baseline/a", "baseline/c"), "targets": (400, 800), "target_seconds": 6, "blocks": 2, "records": 20000, "threads": 32},
+    "quick": {"mixes": MIXES, "targets": (100, 400), "target_seconds": 2, "blocks": 1, "records": 2000, "threads": 16},
+}
+"""classroom: the committed benchmark (about 40 minutes); notebook: notebook 05's classroom section (about 12 minutes);
+quick: checks the code, claims nothing."""
+OUTSIDE_BUDGET = {"cassandra": "none", "hbase": "ZooKeeper, master, Thrift gateway"}
+
+
+def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """One engine's runs of one block: its own cluster, started and stopped here."""
+    from ...clusters.slot import ClusterSlot
+    from ...patterns.pattern_sweep import run_pattern_sweep
+    from . import WORKLOAD
+
+    chosen = SIZES[size]
+    plan = WORKLOAD.sweep_plan("classroom" if size != "quick" else "quick", "offered-load", approaches=list(chosen["mixes"]), engine=engine,
+                               nodes=[NODES], threads=[chosen["threads"]], targets=list(chosen["targets"]),
+                               target_seconds=chosen["target_seconds"], processes=PROCESSES, repeats=1, past_knee=None)
+    slot = ClusterSlot.for_engine(engine, "local", node_cpu=NODE_CPU)
+    try:
+        rows = run_pattern_sweep(WORKLOAD, plan, slot=slot, settings={"records": chosen["records"], "replication": 1, "consistency": "ONE"},
+                                 echo=echo)
+    finally:
+        slot.stop()
+    for row in rows:
+        row.update(repeat=block, order=order, outside_budget=OUTSIDE_BUDGET[engine],
+                   kept_up=bool(row["throughput"] >= 0.95 * row["target_rate"] and not str(row["limit"]).startswith("client")))
+    return rows
+
+
+def side_by_side(size: str, echo: Callable[[str], None] = print) -> pd.DataFrame:
+    """Every block of `size` (a key of SIZES), one engine's cluster at a time; every run's row."""
+    rows: list[dict[str, Any]] = []
+    for block in range(SIZES[size]["blocks"]):
+        for order, engine in enumerate(ENGINES if block % 2 == 0 else ENGINES[::-1]):
+            rows += engine_block(engine, size, block, order, echo)
+    return pd.DataFrame(rows)
+
+
+def kept_pairs(group: pd.DataFrame) -> pd.DataFrame:
+    """The blocks of one point (mix and offered load) where both engines kept up."""
+    return group.groupby("repeat").filter(lambda b: bool(b.kept_up.all()) and set(b.engine) == set(ENGINES))
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per mix and offered load: each engine's mean latency from the intended start and CPU per transaction (the
+    whole cluster's; HBase's gateway's share beside it), medians of the blocks, and HBase's mean latency over
+    Cassandra's with its 95% interval, from the blocks both kept up in."""
+    out = []
+    for (mix, target), group in df.groupby(["approach", "target_rate"]):
+        both = kept_pairs(group)
+        slower = interval_of(both.assign(approach=both.engine), "intended_mean_us", "hbase", "cassandra") if len(both) else None
+        median = group.groupby("engine")["intended_mean_us"].median() / 1000
+        cpu = group.groupby("engine")["server_cpu_ms_per_tx"].median()
+        gateway = group[group.engine == "hbase"].get("server_cpu_ms_per_tx_thrift", pd.Series(dtype=float)).median()
+        kept = group.groupby("engine")["kept_up"].sum()
+        out.append({"mix": mix, "offered_per_s": int(target), "nodes": NODES, "node_cpu": NODE_CPU,
+                    "cassandra_mean_ms": round(median.get("cassandra", float("nan")), 2), "hbase_mean_ms": round(median.get("hbase", float("nan")), 2),
+                    "cassandra_cpu_ms_per_tx": round(cpu.get("cassandra", float("nan")), 2), "hbase_cpu_ms_per_tx": round(cpu.get("hbase", float("nan")), 2),
+                    "hbase_gateway_cpu_ms_per_tx": round(gateway, 2),
+                    "blocks_kept_up": f"cassandra {int(kept.get('cassandra', 0))}, hbase {int(kept.get('hbase', 0))} of {group.repeat.nunique()}",
+                    "hbase_over_cassandra_mean": slower.text() if slower is not None else "not compared (a block fell behind)"})
+    return pd.DataFrame(out)
