@@ -148,10 +148,13 @@ def status(as_json: bool = typer.Option(False, "--json", help="Print nodes, addr
         typer.echo(f"{c['name']}: {c['engine']} {c.get('server_version', '?')} ({c['provider']})")
         if c.get("error"):
             typer.echo(f"  not reachable now: {c['error']}")
-        for node in c.get("nodes", []):
+        nodes = c.get("nodes", [])
+        name_w = max([8, *(len(n["name"]) for n in nodes)])  # "zookeeper", "127.1.2.240:2181": columns as wide as the widest
+        address_w = max([12, *(len(n["address"]) for n in nodes)])
+        for node in nodes:
             budget = node.get("node_cpu")
             cpu = f"cpu budget {budget:g} core" if budget else "no cpu budget"
-            typer.echo(f"  {node['name']:<8} {node['address']:<12} {node.get('dc', ''):<5} {node['state']:<9} {cpu}")
+            typer.echo(f"  {node['name']:<{name_w}} {node['address']:<{address_w}} {node.get('dc', ''):<5} {node['state']:<9} {cpu}")
 
 
 @app.command()

@@ -101,10 +101,13 @@ class CouchbaseConnection(Protocol):
 
 @runtime_checkable
 class HBaseConnection(Protocol):
-    """How a client reaches an HBase cluster: its Thrift 1 gateway, "host:port" (happybase speaks only Thrift 1)."""
+    """How a client reaches an HBase cluster: its Thrift 1 gateway, "host:port" (happybase speaks only Thrift 1), and
+    a pre-split table (Thrift 1 cannot split one)."""
 
     @property
     def thrift_gateway(self) -> str: ...
+
+    def create_table(self, name: str, family: str = "f", splits: list[str] | tuple[str, ...] = ()) -> None: ...
 
 
 class CassandraCluster(Cluster, CassandraConnection, Protocol):

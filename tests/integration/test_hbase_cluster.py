@@ -43,10 +43,45 @@ def test_one_region_server_comes_up_shows_in_status_and_goes_down_with_the_cli()
         assert {n["name"]: n["state"] for n in cluster["nodes"]} == {"zookeeper": "UP", "master": "UP", "rs1": "UP", "thrift": "UP"}
         own = loopback.own_range()
         assert all(own.contains(n["address"]) for n in cluster["nodes"])
+        text = labkit("status").stdout  # the table's columns as wide as "zookeeper" and its address
+        rows = [line.split() for line in text.splitlines() if line.startswith("  ") and line.split()[0] in ("zookeeper", "rs1")]
+        assert len(rows) == 2 and len({line.index(" UP ") for line in text.splitlines() if " UP " in line}) == 1, text
     finally:
         down = labkit("down")
     assert "stopped: hbase" in down.stdout, down.stdout
     assert processes.processes_under(clusters_dir() / "hbase") == []
+
+
+def test_region_servers_paused_by_the_signal_budget_keep_their_zookeeper_sessions(monkeypatch):
+    """Without writable control groups a budget pauses a region server (SIGSTOP) for up to a period (100 ms) at a
+    time; its ZooKeeper session lasts 20 s, so under load no server drops out and no region moves. Runs before the
+    module's shared cluster starts (one cluster at a time)."""
+    from labkit.clusters.local import budgets, signal_budgets
+    from labkit.runner import RunOptions, run
+    from labkit.workloads import hbase_hot_spot as hot_spot
+
+    monkeypatch.setenv(signal_budgets.ENV, "signals")
+    with LocalHBaseCluster(nodes=2, node_cpu=0.2) as budgeted:
+        groups = {rs.name: budgets.group_of(budgeted.directory, rs.name) for rs in budgeted.nodes}
+        assert all(g is not None and signal_budgets.group_of(budgeted.directory, name) == g for name, g in groups.items()), groups
+        workload = hot_spot.hot_spot_writes(budgeted, "pattern/hashed")
+        workload.setup()
+        def placement() -> dict[bytes, bytes]:
+            connection = budgeted.connection()
+            try:
+                return {r["start_key"]: r["server_name"] for r in connection.table(workload.table).regions()}
+            finally:
+                connection.close()
+
+        placed = placement()
+        assert len(placed) == 16 and len(set(placed.values())) == 2
+        result = run(workload, threads=8, operations=1500, options=RunOptions(processes=1, setup=False))
+        assert result.complete and result.errors == 0 and result.verification.ok, result.verification
+        paused = {name: budgets.throttling(g)["throttled_s"] for name, g in groups.items()}
+        assert max(paused.values()) > 0, paused  # the helper did pause them
+        assert len(budgeted.metrics()["servers"]) == 2  # both still checked in with the master
+        assert placement() == placed  # no region moved
+        workload.close_process()
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +156,10 @@ def test_ycsb_mixes_run_through_the_gateway_and_verify_every_record(cluster, app
         assert result.verification.ok, result.verification
         checks = result.verification.checks
         assert checks["records"] == 1000 + checks["inserted"] and (checks["inserted"] > 0) == (approach != "baseline/a"), checks
+        connection = cluster.connection()
+        regions = connection.table(workload.table_name).regions()
+        connection.close()
+        assert len(regions) == 30 and {r["server_name"].decode() for r in regions} == set(cluster.addresses)  # ten per server
     finally:
         workload.cleanup()
         workload.close_process()

@@ -52,7 +52,7 @@ def test_capabilities_of_an_object_outside_the_contract_are_none():
     assert capabilities_of(object()) == NOTHING and not any(vars(NOTHING).values())
 
 
-VIEWS = {"cassandra": ("addresses", "datacenters"), "mongodb": ("uri",), "couchbase": ("connection_string", "bucket"), "hbase": ("thrift_gateway",)}
+VIEWS = {"cassandra": ("addresses", "datacenters"), "mongodb": ("uri",), "couchbase": ("connection_string", "bucket"), "hbase": ("thrift_gateway", "create_table")}
 
 
 @pytest.mark.parametrize("key", sorted(CLASSES), ids=lambda k: f"{k[0]}-{k[1]}")

@@ -59,3 +59,15 @@ def test_region_writes_come_in_key_order_with_their_server():
 @pytest.mark.parametrize("share, named", [(1.0, ALL), (0.93, ALL), (0.52, HALF), (0.3, HALF), (0.07, SIXTEENTH)])
 def test_a_measured_share_is_named_by_the_nearest_choice(share, named):
     assert nearest_share(share) == named
+
+
+def test_usertable_is_cut_at_the_loaded_keys_into_equal_ranges():
+    from labkit.workloads.ycsb.core import key_name
+    from labkit.workloads.ycsb.hbase import split_points
+
+    keys = [key_name(k) for k in range(2000)]
+    points = split_points(keys, 20)
+    assert len(points) == 19 and points == sorted(points)
+    counts = [sum(1 for k in keys if (i == 0 or k >= points[i - 1]) and (i == len(points) or k < points[i])) for i in range(20)]
+    assert counts == [100] * 20  # a region per 100 records
+    assert split_points(keys[:3], 20) == sorted(keys[:3])[1:]  # never more regions than records

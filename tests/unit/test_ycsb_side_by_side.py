@@ -30,7 +30,15 @@ def test_a_point_no_block_kept_up_in_says_it_was_not_compared():
 
 def test_blocks_alternate_which_engine_runs_first(monkeypatch):
     calls = []
-    monkeypatch.setattr(side_by_side, "engine_block", lambda engine, size, block, order, echo: calls.append((block, order, engine)) or [])
+    monkeypatch.setattr(side_by_side, "engine_block", lambda engine, size, block, order, echo, **narrowed: calls.append((block, order, engine)) or [])
     monkeypatch.setitem(side_by_side.SIZES, "quick", {**side_by_side.SIZES["quick"], "blocks": 3})
     side_by_side.side_by_side("quick")
     assert calls == [(0, 0, "cassandra"), (0, 1, "hbase"), (1, 0, "hbase"), (1, 1, "cassandra"), (2, 0, "cassandra"), (2, 1, "hbase")]
+
+
+def test_the_latency_ratio_pools_the_loads_both_engines_kept_up_at():
+    rows = [row("cassandra", b, 4.0, target=t) for b in range(2) for t in (400, 800)]
+    rows += [row("hbase", b, 2.0, target=400) for b in range(2)] + [row("hbase", b, 99.0, kept_up=False, target=800) for b in range(2)]
+    ratio = side_by_side.latency_ratio(pd.DataFrame(rows), "baseline/c")
+    assert ratio.text().startswith("2.0x") and "one pair" not in ratio.text()  # two pairs at 400/s; 800/s fell behind
+    assert side_by_side.latency_ratio(pd.DataFrame(rows), "baseline/a") is None

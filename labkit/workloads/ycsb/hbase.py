@@ -1,7 +1,8 @@
 """YCSB's core workload on HBase through its Thrift 1 gateway (happybase): one table `usertable` with one column
 family `f`, a row per record keyed by YCSB's key, its fields as columns f:field0..f:fieldN. A read gets the row, an
 update puts one column, an insert puts every column, and a scan reads the next `count` rows from a start key: HBase
-keeps a table's rows in key order, split into regions by key range, so a scan is YCSB's own.
+keeps a table's rows in key order, split into regions by key range, so a scan is YCSB's own. The table is pre-split
+at the loaded keys into about ten regions per region server (REGIONS_PER_SERVER), so every server serves its share.
 
 HBase has no secondary index: the index-query phase runs its query by tag as a scan of the whole table with a
 server-side filter on the tag column (`baseline/no-index`); an index there is the Index Table pattern, a second table
@@ -19,7 +20,7 @@ from ...engines import hbase
 from ...errors import ConfigError
 from ...namespace import Namespaced, in_namespace
 from ...runner import BaseWorkload, Transaction
-from .core import YcsbRun, YcsbSettings
+from .core import YcsbRun, YcsbSettings, key_name
 
 if TYPE_CHECKING:
     from ...clusters.contract import HBaseCluster
@@ -27,6 +28,17 @@ if TYPE_CHECKING:
 TABLE = "usertable"
 FAMILY = b"f"
 LOAD_BATCH = 1000
+REGIONS_PER_SERVER = 10
+"""usertable is pre-split into about ten regions per region server at the loaded keys' quantiles (YCSB's HBase binding
+asks for ten per region server, after HBASE-4163): a table made as one region is served by one region server,
+however many there are."""
+
+
+def split_points(keys: list[str], regions: int) -> list[str]:
+    """Keys that cut the sorted `keys` into `regions` ranges of (nearly) equal count."""
+    ordered = sorted(keys)
+    regions = max(1, min(regions, len(ordered)))
+    return sorted({ordered[len(ordered) * i // regions] for i in range(1, regions)})
 
 
 def check_sweep(phase: str, approaches: list[str]) -> None:
@@ -49,15 +61,18 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
     base_keyspace = "ycsb"
 
-    def __init__(self, gateway: str, approach: str, phase: str, settings: YcsbSettings):
+    def __init__(self, gateway: str, approach: str, phase: str, settings: YcsbSettings, make_table: Any = None, servers: int = 1):
+        """`make_table(name, family, splits)`: the cluster's pre-split table maker (Thrift 1 cannot split); without
+        one (a test double) the table is one region."""
         check_sweep(phase, [approach])
         self.configure(approach, phase, settings)
         self.gateway = gateway
+        self._make_table, self.servers = make_table, servers
         self._pool = None
         self._pool_size = 1
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_pool": None}  # sockets stay in the process that opened them
+        return {**self.__dict__, "_pool": None, "_make_table": None}  # sockets and the admin tool stay in the process that opened them
 
     @property
     def table_name(self) -> str:
@@ -99,7 +114,11 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
                 for name in (self.table_name.encode(), marker):
                     if name in tables:
                         connection.delete_table(name, disable=True)
-                connection.create_table(self.table_name, {"f": {"max_versions": 1}})
+                if self._make_table is None:
+                    connection.create_table(self.table_name, {"f": {"max_versions": 1}})
+                else:
+                    keys = [key_name(k, self.insert_order) for k in range(self.records)]
+                    self._make_table(self.table_name, FAMILY.decode(), split_points(keys, REGIONS_PER_SERVER * self.servers))
 
     def row(self, keynum: int, rng: Any) -> tuple[bytes, dict[bytes, bytes]]:
         key, tag, values = self.record_fields(keynum, rng)
@@ -161,4 +180,5 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 def workload(approach: str, phase: str, cluster: HBaseCluster, operations: int, **settings: Any) -> YcsbHBase:
     """`settings` by the names of YcsbSettings; consistency and replication are Cassandra's settings: HBase serves each
     region from one server (without read replicas, its durability is HDFS's, which this local cluster does not have)."""
-    return in_namespace(YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings)), cluster)
+    made = YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings), make_table=cluster.create_table, servers=cluster.info().nodes)
+    return in_namespace(made, cluster)

@@ -35,13 +35,14 @@ quick: checks the code, claims nothing."""
 OUTSIDE_BUDGET = {"cassandra": "none", "hbase": "ZooKeeper, master, Thrift gateway"}
 
 
-def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """One engine's runs of one block: its own cluster, started and stopped here."""
+def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[[str], None] = print, **narrowed: Any) -> list[dict[str, Any]]:
+    """One engine's runs of one block: its own cluster, started and stopped here. `narrowed` replaces parts of the
+    size (mixes, targets)."""
     from ...clusters.slot import ClusterSlot
     from ...patterns.pattern_sweep import run_pattern_sweep
     from . import WORKLOAD
 
-    chosen = SIZES[size]
+    chosen = {**SIZES[size], **narrowed}
     plan = WORKLOAD.sweep_plan("classroom" if size != "quick" else "quick", "offered-load", approaches=list(chosen["mixes"]), engine=engine,
                                nodes=[NODES], threads=[chosen["threads"]], targets=list(chosen["targets"]),
                                target_seconds=chosen["target_seconds"], processes=PROCESSES, repeats=1, past_knee=None)
@@ -57,12 +58,16 @@ def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[
     return rows
 
 
-def side_by_side(size: str, echo: Callable[[str], None] = print) -> pd.DataFrame:
-    """Every block of `size` (a key of SIZES), one engine's cluster at a time; every run's row."""
+def side_by_side(size: str, echo: Callable[[str], None] = print, **narrowed: Any) -> pd.DataFrame:
+    """Every block of `size` (a key of SIZES; `narrowed` replaces its mixes or targets), one engine's cluster at a
+    time; every run's row."""
+    unknown = set(narrowed) - {"mixes", "targets"}
+    if unknown:
+        raise ValueError(f"only mixes and targets can be narrowed, not {', '.join(sorted(unknown))}")
     rows: list[dict[str, Any]] = []
     for block in range(SIZES[size]["blocks"]):
         for order, engine in enumerate(ENGINES if block % 2 == 0 else ENGINES[::-1]):
-            rows += engine_block(engine, size, block, order, echo)
+            rows += engine_block(engine, size, block, order, echo, **narrowed)
     return pd.DataFrame(rows)
 
 
@@ -90,3 +95,12 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
                     "blocks_kept_up": f"cassandra {int(kept.get('cassandra', 0))}, hbase {int(kept.get('hbase', 0))} of {group.repeat.nunique()}",
                     "hbase_over_cassandra_mean": slower.text() if slower is not None else "not compared (a block fell behind)"})
     return pd.DataFrame(out)
+
+
+def latency_ratio(df: pd.DataFrame, mix: str) -> Any:
+    """Cassandra's mean latency from the intended start over HBase's for `mix`, pooled over the offered loads: one
+    pair per block and load where both engines kept up (above 1: HBase answered sooner). None: no such pair."""
+    pairs = pd.concat([kept_pairs(g) for _, g in df[df.approach == mix].groupby("target_rate")] or [pd.DataFrame()])
+    if pairs.empty:
+        return None
+    return interval_of(pairs.assign(approach=pairs.engine), "intended_mean_us", "cassandra", "hbase", pair_on=["target_rate"])
