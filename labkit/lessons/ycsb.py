@@ -2,7 +2,8 @@
 
 The SSTables a read merges are counted from its trace; which mix costs the node the most CPU per
 transaction and which bends first under offered load are read from the runs; the index's saving is a
-paired ratio, and the cache's hit ratio comes from the nodes' own counters."""
+paired ratio, and the cache's hit ratio comes from the nodes' own counters; which engine answers workload C
+sooner is a paired ratio over the blocks and loads both kept up with."""
 
 from __future__ import annotations
 
@@ -27,4 +28,7 @@ LESSON = Lesson("05_ycsb_workloads", (
     Question("cache_hits", "Workload C on a table too large for one node's chunk cache: from 1 to {cache_nodes} nodes, "
              "its chunk cache hit ratio...", "choice", options=(RISES, SAME, FALLS),
              giveaways=("fits better as nodes are added", "hit ratio doubled")),
+    Question("engines_reads", "Workload C (read only) on Cassandra's two nodes and on HBase's two region servers, {engines_cpu} "
+             "core each, at the same offered loads: whose mean latency from the intended start will be lower?", "choice",
+             options=("Cassandra", "HBase"), giveaways=("answered sooner",)),
 ))
