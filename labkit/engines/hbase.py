@@ -36,3 +36,20 @@ def connect(gateway: str, timeout_ms: int = 30_000):
     except TTransportException as exc:
         raise NotAvailableError(f"no HBase Thrift gateway answers at {gateway} ({exc}): start one with `labkit up hbase`, "
                                 "or check the address of your cluster's gateway") from exc
+
+
+KEYS_ONLY = "FirstKeyOnlyFilter() AND KeyOnlyFilter()"
+"""A scan filter that sends back each row's key alone: counting rows without their values."""
+
+
+def row_count(table) -> int:
+    """The rows of a happybase table, counted by a keys-only scan."""
+    return sum(1 for _ in table.scan(filter=KEYS_ONLY, batch_size=5000))
+
+
+def drop_tables(connection, *names: str) -> None:
+    """Disable and delete each named table that exists (a run's tables are made afresh)."""
+    present = set(connection.tables())
+    for name in names:
+        if name.encode() in present:
+            connection.delete_table(name, disable=True)

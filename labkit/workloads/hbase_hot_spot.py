@@ -61,8 +61,7 @@ class HotSpotWrites(Namespaced, BaseWorkload):
     def setup(self) -> None:
         connection = self.cluster.connection()
         try:
-            if self.table.encode() in connection.tables():
-                connection.delete_table(self.table, disable=True)
+            hbase.drop_tables(connection, self.table)
         finally:
             connection.close()
         self.cluster.create_table(self.table, "f", list(SPLITS))
@@ -82,7 +81,7 @@ class HotSpotWrites(Namespaced, BaseWorkload):
         written = next(self._written)
         connection = self.cluster.connection()
         try:
-            rows = sum(1 for _ in connection.table(self.table).scan(filter="FirstKeyOnlyFilter() AND KeyOnlyFilter()", batch_size=5000))
+            rows = hbase.row_count(connection.table(self.table))
         finally:
             connection.close()
         problems = [] if rows == written else [f"the table holds {rows} rows, {written} were written"]

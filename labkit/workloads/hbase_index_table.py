@@ -64,13 +64,9 @@ class EmailLogins(Namespaced, BaseWorkload):
     def setup(self) -> None:
         connection = self.cluster.connection()
         try:
-            if self.lookup_table.encode() in connection.tables():
-                stored = sum(1 for _ in connection.table(self.lookup_table).scan(filter="FirstKeyOnlyFilter() AND KeyOnlyFilter()", batch_size=5000))
-                if stored == self.users:
-                    return
-            for table in (self.users_table, self.lookup_table):
-                if table.encode() in connection.tables():
-                    connection.delete_table(table, disable=True)
+            if self.lookup_table.encode() in connection.tables() and hbase.row_count(connection.table(self.lookup_table)) == self.users:
+                return
+            hbase.drop_tables(connection, self.users_table, self.lookup_table)
             self.cluster.create_table(self.users_table, "f", list(USER_SPLITS))
             self.cluster.create_table(self.lookup_table, "f")
             with connection.table(self.users_table).batch(batch_size=1000) as users, \

@@ -50,25 +50,14 @@ def test_a_joining_node_splits_the_largest_range():
 
 
 def test_a_port_held_by_another_program_is_named(tmp_path, monkeypatch):
-    import socket
-
+    from held_ports import held
     from labkit.errors import LabkitError
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
     cluster = LocalCassandraCluster(nodes=5)  # made, not started: its range is this test home's own
     address = cluster.loopback.address(5)
-    holder = socket.socket()
-    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        holder.bind((address, 9042))
-    except OSError:
-        pytest.skip(f"{address}:9042 is in use here")
-    holder.listen()
-    try:
-        with pytest.raises(LabkitError, match=rf"port {address}:9042 \(needed by node5\) is taken by pid \d+ .*one of your own programs.*labkit down"):
-            cluster._check_ports(grace=0.5)
-    finally:
-        holder.close()
+    with held(address, 9042), pytest.raises(LabkitError, match=rf"port {address}:9042 \(needed by node5\) is taken by pid \d+ .*one of your own programs.*labkit down"):
+        cluster._check_ports(grace=0.5)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="holding a port as another user needs root to become that user")

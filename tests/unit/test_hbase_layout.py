@@ -71,25 +71,15 @@ def test_without_jdk_17_the_start_says_what_to_install(monkeypatch, engine):
 
 
 def test_a_port_held_by_another_program_is_named_before_anything_starts(tmp_path, monkeypatch):
-    import socket
-
+    from held_ports import held
     from labkit.errors import LabkitError
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
     cluster = hbase.LocalHBaseCluster(nodes=2)  # made, not started: its range is this test home's own
     gateway = cluster.gateway
-    holder = socket.socket()
-    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        holder.bind((gateway.host, gateway.port))
-    except OSError:
-        pytest.skip(f"{gateway.address} is in use here")
-    holder.listen()
-    try:
-        with pytest.raises(LabkitError, match=rf"port {gateway.host}:{gateway.port} \(needed by HBase's thrift\) is taken by pid \d+ .*one of your own programs.*labkit down"):
-            cluster._check_ports(grace=0.5)
-    finally:
-        holder.close()
+    with held(gateway.host, gateway.port), pytest.raises(
+            LabkitError, match=rf"port {gateway.host}:{gateway.port} \(needed by HBase's thrift\) is taken by pid \d+ .*one of your own programs.*labkit down"):
+        cluster._check_ports(grace=0.5)
     cluster._check_ports(grace=0.5)  # free again: no error
 
 

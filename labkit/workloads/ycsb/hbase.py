@@ -111,9 +111,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
                 shape = (connection.table(marker).row(b"shape") or {}).get(b"f:v", b"").decode()
             self._load_needed = self.inserts or shape != self.shape()
             if self._load_needed:
-                for name in (self.table_name.encode(), marker):
-                    if name in tables:
-                        connection.delete_table(name, disable=True)
+                hbase.drop_tables(connection, self.table_name, marker.decode())
                 if self._make_table is None:
                     connection.create_table(self.table_name, {"f": {"max_versions": 1}})
                 else:
@@ -161,7 +159,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
         return tx.call("query_by_tag", self._with_table, lambda t: sum(1 for _ in t.scan(filter=wanted, columns=[FAMILY + b":tag"])))
 
     def count(self) -> int:
-        return self._with_table(lambda t: sum(1 for _ in t.scan(filter="FirstKeyOnlyFilter() AND KeyOnlyFilter()", batch_size=5000)))
+        return self._with_table(hbase.row_count)
 
     def exists(self, key: str) -> bool:
         return bool(self._with_table(lambda t: t.row(key.encode(), columns=[column(0)])))
@@ -172,9 +170,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
     def cleanup(self) -> None:
         with self._connections().connection() as connection:
-            for name in (self.table_name, self.table_name + "_loaded"):
-                if name.encode() in connection.tables():
-                    connection.delete_table(name, disable=True)
+            hbase.drop_tables(connection, self.table_name, self.table_name + "_loaded")
 
 
 def workload(approach: str, phase: str, cluster: HBaseCluster, operations: int, **settings: Any) -> YcsbHBase:
