@@ -15,12 +15,18 @@ def write(df: pd.DataFrame, out: Path, name: str, title: str, machine: str, comm
     (out / f"{name}.md").write_text(f"# {title}\n\nMachine: {machine}\n\nCommand: `{command}`\n\n{table}\n")
 
 
-def profile_run(script: str, doc: str | None) -> tuple[str, str, str]:
-    """The --quick switch every description-sized benchmark takes: (profile, file stem, command line)."""
+def profile_run(script: str, doc: str | None, extra=None):
+    """The --quick switch every description-sized benchmark takes: (profile, file stem, command line, parsed
+    arguments). `extra(parser)` adds a benchmark's own options; the command line is the one given."""
     import argparse
+    import shlex
+    import sys
 
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the script, claims nothing")
-    quick = parser.parse_args().quick
+    if extra is not None:
+        extra(parser)
+    args = parser.parse_args()
     name = Path(script).stem
-    return ("quick" if quick else "classroom", name + ("_quick" if quick else ""), f".venv/bin/python benchmarks/{name}.py" + (" --quick" if quick else ""))
+    command = shlex.join([".venv/bin/python", f"benchmarks/{name}.py", *sys.argv[1:]])
+    return "quick" if args.quick else "classroom", name + ("_quick" if args.quick else ""), command, args

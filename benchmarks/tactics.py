@@ -39,7 +39,7 @@ COLUMNS = ["run", "repeat", "engine", "server_version", "provider", "nodes_befor
 
 
 def main() -> None:
-    profile, stem, command = profile_run(__file__, __doc__)
+    profile, stem, command, _ = profile_run(__file__, __doc__)
     runs = run_scenarios(scenarios(profile), progress=print, repeats=1 if profile == "quick" else REPEATS)
     rows = [r.row() for r in runs]
     df = pd.DataFrame(rows)

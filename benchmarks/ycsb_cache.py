@@ -38,7 +38,7 @@ COLUMNS = ["engine", "server_version", "provider", "nodes", "node_cpu", "approac
 
 
 def main() -> None:
-    profile, stem, command = profile_run(__file__, __doc__)
+    profile, stem, command, _ = profile_run(__file__, __doc__)
     spills, fits = WORKLOAD.named_sweep(profile, "cache"), WORKLOAD.named_sweep(profile, "cache-fits")
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=spills.node_cpu, **cluster_options("cache", dict(spills.settings)))
     repeats = 1 if profile == "quick" else CLASSROOM_REPEATS

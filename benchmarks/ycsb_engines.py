@@ -5,6 +5,7 @@ says what is alike and what differs).
     .venv/bin/python benchmarks/ycsb_engines.py            # A, B, C, insert-mostly at 200-1,600 offered/s, 6 s each, 3 blocks (about 40 min)
     .venv/bin/python benchmarks/ycsb_engines.py --quick    # 2 offered loads, 2 s each, 1 block: checks the script, claims nothing
     .venv/bin/python benchmarks/ycsb_engines.py --targets 400,1600 --mixes a,b,c,insert-mostly   # the classroom size, narrowed
+    .venv/bin/python benchmarks/ycsb_engines.py --targets 400,1600 --mixes d,e,f   # YCSB's other mixes: results/ycsb_engines_d_e_f*
 
 Writes results/ycsb_engines_runs.csv (every run, with every process's CPU per transaction) and
 results/ycsb_engines.csv/.md (per mix and offered load: each engine's mean latency from the intended start and CPU
@@ -29,26 +30,20 @@ COLUMNS = ["engine", "server_version", "provider", "nodes", "node_cpu", "approac
 """Besides these, each operation's mean service time (read_mean_us, update_mean_us, insert_mean_us: document 004
 quotes the update's and the insert's) and every per-process CPU column (server_cpu_ms_per_tx_<process>: Cassandra's
 nodes; HBase's region servers, ZooKeeper, master and Thrift gateway)."""
-OPERATIONS = ("read", "update", "insert")
+OPERATIONS = ("read", "update", "insert", "scan", "rmw_read", "rmw_update")
 
 
-def narrowed() -> tuple[dict, str]:
-    """--mixes a,c,insert-mostly and --targets 400,1600 narrow the classroom size (the rest of argv is profile_run's)."""
-    chosen, said = {}, ""
-    for flag, name, parse in (("--mixes", "mixes", lambda v: tuple(f"baseline/{m}" for m in v.split(","))),
-                              ("--targets", "targets", lambda v: tuple(int(t) for t in v.split(",")))):
-        if flag in sys.argv:
-            at = sys.argv.index(flag)
-            chosen[name] = parse(sys.argv[at + 1])
-            said += f" {flag} {sys.argv[at + 1]}"
-            del sys.argv[at:at + 2]
-    return chosen, said
+def options(parser) -> None:
+    parser.add_argument("--mixes", type=lambda v: tuple(f"baseline/{m}" for m in v.split(",")),
+                        help="narrow the mixes, e.g. a,c,insert-mostly (d, e, f: YCSB's other mixes, written to their own files)")
+    parser.add_argument("--targets", type=lambda v: tuple(int(t) for t in v.split(",")), help="narrow the offered loads, e.g. 400,1600")
 
 
 def main() -> None:
-    narrow, said = narrowed()
-    profile, stem, command = profile_run(__file__, __doc__)
-    command += said
+    profile, stem, command, args = profile_run(__file__, __doc__, options)
+    narrow = {k: v for k, v in (("mixes", args.mixes), ("targets", args.targets)) if v}
+    if args.mixes and not set(args.mixes) <= set(side_by_side.MIXES):  # beyond document 004's four: files of their own
+        stem += "_" + "_".join(m.split("/")[1] for m in args.mixes)
     df = side_by_side.side_by_side(profile, **narrow)
     per_process = sorted(c for c in df if c.startswith("server_cpu_ms_per_tx_") and c != "server_cpu_ms_per_tx_net")
     per_operation = [f"{op}_mean_us" for op in OPERATIONS if f"{op}_mean_us" in df]

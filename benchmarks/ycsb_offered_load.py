@@ -40,7 +40,7 @@ CLIENT_PROCESSES = 2
 
 
 def main() -> None:
-    profile, stem, command = profile_run(__file__, __doc__)
+    profile, stem, command, _ = profile_run(__file__, __doc__)
     size = WORKLOAD.named_sweep(profile, "offered-load")
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=size.node_cpu)
     try:
