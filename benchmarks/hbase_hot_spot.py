@@ -6,8 +6,8 @@
 
 Each region server is held to 0.25 core (a small server of its own; ZooKeeper, the master and the gateway are not
 budgeted), the table is pre-split into 16 regions spread over the servers, and the two approaches run in
-interleaved blocks (sequential, hashed, then hashed, sequential...), 8 client workers, 3,000 measured writes each
-run after 300 unmeasured ones.
+interleaved blocks (sequential, hashed, then hashed, sequential...) after a warm-up block that is not kept, 8 client
+workers, 3,000 measured writes each run after 300 unmeasured ones.
 The headline is the servers' own count: the share of a run's writes the busiest server took (the master's
 per-region write counts before and after the run). The throughput ratio hashed / sequential comes with its 95%
 interval over the paired blocks; the gateway and the client share the machine's 2 cores, so where a run's
@@ -15,8 +15,8 @@ interval over the paired blocks; the gateway and the client share the machine's 
 
 Every client request passes the one Thrift gateway, so each row also says what held the run back
 (`held_back_by`, from `gateway_verdict`): the region servers (one at 90% of its budget), the machine (90% of its
-cores busy; the gateway's share of them is in `gateway_cores`), or neither, in which case the client's workers, each
-waiting for its reply, set the pace. Running the hashed keys at more workers is the test: if the gateway were the
+cores busy), or neither, in which case the client's workers, each waiting for its reply, set the pace; `gateway_cores`
+is what the gateway used meanwhile. Running the hashed keys at more workers is the test: if the gateway were the
 limit, more workers would not raise the rate while the servers stay below their budgets.
 """
 
@@ -46,19 +46,19 @@ THREADS = 8
 OPERATIONS = 3000
 
 
-def writes_by_server(cluster: LocalHBaseCluster, table: str, total: int) -> Counter:
+def writes_by_server(regions: list[dict]) -> Counter:
     counts: Counter = Counter()
-    for region in settled_region_writes(cluster, table, total, within=15):
+    for region in regions:
         counts[region["server"]] += region["writes"]
     return counts
 
 
-def gateway_verdict(busiest_of_budget: float | None, machine_busy: float | None, gateway_cores: float) -> str:
-    """What held a run back, in the gateway's terms (the rules in the module's docstring)."""
+def gateway_verdict(busiest_of_budget: float | None, machine_busy: float | None) -> str:
+    """What held a run back (the rules in the module's docstring); the row's gateway_cores says what the gateway used."""
     if busiest_of_budget is not None and busiest_of_budget >= BUSY:
-        return "region servers (one at its budget), not the gateway"
+        return "region servers (one at its budget)"
     if machine_busy is not None and machine_busy >= BUSY:
-        return f"the machine's cores (the gateway used {gateway_cores:.2f} of them)"
+        return "the machine's cores"
     return "the client's workers (servers, gateway and machine below their limits)"
 
 
@@ -67,19 +67,28 @@ def measured(cluster: LocalHBaseCluster, servers: int, threads: int, approach: s
     workload = hot_spot_writes(cluster, approach)
     result = run(workload, threads=threads, operations=OPERATIONS,
                  options=RunOptions(processes=1, warmup=300), watch=Watch(server_meter=cluster.cpu_meter()))
-    counts = writes_by_server(cluster, workload.table, OPERATIONS)
+    regions = settled_region_writes(cluster, workload.table, OPERATIONS, within=15)
+    counts = writes_by_server(regions)
+    written = [r for r in regions if r["writes"] > 0]
     row = result.to_row()
     wall = result.server_cpu.wall_s if result.server_cpu is not None else 0.0
-    gateway_cores = round(row.get(f"server_cpu_s_{cluster.gateway.name}", 0.0) / wall, 3) if wall > 0 else None
+
+    def cores(name: str) -> float | None:
+        return round(row.get(f"server_cpu_s_{name}", 0.0) / wall, 3) if wall > 0 else None
+
+    gateway_cores = cores(cluster.gateway.name)
     return {"region_servers": servers, "node_cpu": NODE_CPU, "threads": threads, "approach": approach, "repeat": block,
             "throughput": round(result.throughput, 1), "limit": result.limit,
             "verify_ok": bool(result.verification and result.verification.ok),
             "servers_written": sum(1 for c in counts.values() if c > 0),
             "busiest_server_share": round(max(counts.values()) / max(1, sum(counts.values())), 3),
             "writes_counted": sum(counts.values()),
+            "regions_written": len(written),
+            "region_that_took_all": f"{written[0]['start_key'] or '(first)'} on {written[0]['server']}" if len(written) == 1 else "",
+            **{f"{rs.name}_cores": cores(rs.name) for rs in cluster.nodes},
             "busiest_server_of_budget": row.get("node_busy_max"), "gateway_cores": gateway_cores,
             "client_cores": row.get("client_cpu_cores"), "machine_busy": row.get("machine_cpu_busy"),
-            "held_back_by": gateway_verdict(row.get("node_busy_max"), row.get("machine_cpu_busy"), gateway_cores or 0.0)}
+            "held_back_by": gateway_verdict(row.get("node_busy_max"), row.get("machine_cpu_busy"))}
 
 
 def main() -> int:
@@ -95,6 +104,8 @@ def main() -> int:
     rows = []
     for servers in args.servers:
         with LocalHBaseCluster(nodes=servers, node_cpu=NODE_CPU) as cluster:
+            for approach in APPROACHES:  # a warm-up block, not kept: the first block ran on cold servers (JIT, caches)
+                measured(cluster, servers, args.threads[-1], approach, -1)
             for block in range(args.repeats):
                 order = APPROACHES if block % 2 == 0 else APPROACHES[::-1]
                 for threads in args.threads:
@@ -112,12 +123,15 @@ def main() -> int:
             "sequential_busiest_share": f"{by['naive/sequential'].busiest_server_share.min():.2f}-{by['naive/sequential'].busiest_server_share.max():.2f}",
             "hashed_busiest_share": f"{by['pattern/hashed'].busiest_server_share.min():.2f}-{by['pattern/hashed'].busiest_server_share.max():.2f}",
             "sequential_servers_written": int(by["naive/sequential"].servers_written.max()),
+            "sequential_regions_written": int(by["naive/sequential"].regions_written.max()),
             "hashed_servers_written": int(by["pattern/hashed"].servers_written.min()),
             "hashed_over_sequential": interval.text() if interval else "n/a",
             "limits": ", ".join(sorted(set(group["limit"]))),
             "hashed_rate": f"{by['pattern/hashed'].throughput.median():,.0f}/s",
             "hashed_gateway_cores": f"{by['pattern/hashed'].gateway_cores.median():.2f}",
-            "hashed_held_back_by": "; ".join(sorted(set(by["pattern/hashed"].held_back_by))),
+            "hashed_busiest_server_of_budget": f"{by['pattern/hashed'].busiest_server_of_budget.median():.2f}",
+            "hashed_machine_busy": f"{by['pattern/hashed'].machine_busy.median():.2f}",
+            "hashed_held_back_by": "; ".join(f"{verdict} {n} of {len(ratios)}" for verdict, n in by["pattern/hashed"].held_back_by.value_counts().items()),
             "all_verified": bool(group.verify_ok.all()),
         })
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Java 17, HBase {hbase_install.DEFAULT_VERSION}, labkit {__version__}"

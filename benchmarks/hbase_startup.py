@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/hbase_startup.py --nodes 4 --repeats 1
 
 "Ready" is labkit's definition (labkit.clusters.local.hbase): every region server has checked in with the master,
-and a table created through the Thrift gateway takes a write and gives it back. The jars are already cached
+and a table split in two regions takes a write in each through the Thrift gateway and gives both back. The jars are already cached
 (`labkit provision hbase` first), so the figure is JVM start-up plus cluster formation, not the download.
 Memory: each process's resident set 2 s after ready, and each region server's again after 20,000 rows of 100 bytes
 went through the gateway into a table pre-split over all of them (what memory admission must leave room for).

@@ -31,11 +31,11 @@ def test_profile_run_refuses_an_unknown_option(monkeypatch, capsys):
     assert "unrecognized arguments: --mixes a" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("busiest, machine, gateway, said", [
-    (0.95, 0.97, 0.4, "region servers (one at its budget), not the gateway"),  # a server at its budget comes first
-    (0.6, 0.93, 0.55, "the machine's cores (the gateway used 0.55 of them)"),
-    (0.6, 0.7, 0.3, "the client's workers (servers, gateway and machine below their limits)"),
-    (None, None, 0.0, "the client's workers (servers, gateway and machine below their limits)"),
+@pytest.mark.parametrize("busiest, machine, said", [
+    (0.95, 0.97, "region servers (one at its budget)"),  # a server at its budget comes first
+    (0.6, 0.93, "the machine's cores"),
+    (0.6, 0.7, "the client's workers (servers, gateway and machine below their limits)"),
+    (None, None, "the client's workers (servers, gateway and machine below their limits)"),
 ])
-def test_gateway_verdict(busiest, machine, gateway, said):
-    assert hbase_hot_spot.gateway_verdict(busiest, machine, gateway) == said
+def test_gateway_verdict(busiest, machine, said):
+    assert hbase_hot_spot.gateway_verdict(busiest, machine) == said

@@ -228,8 +228,8 @@ class LocalHBaseCluster:
         self._wait(up, f"HBase's {proc.name} on {proc.address}", proc.role)
 
     def _wait_ready(self) -> None:
-        """Ready: every region server has checked in with the master, and a table created through the gateway
-        takes a write and gives it back."""
+        """Ready: every region server has checked in with the master, and a table split in two (by the admin tool:
+        Thrift 1 cannot split) takes a write in each region through the gateway and gives both back."""
         def servers_in() -> bool:
             self._check_alive()
             try:
@@ -247,19 +247,21 @@ class LocalHBaseCluster:
                 connection = self.connection(timeout_ms=10_000)
                 try:
                     if b"labkit_ready" not in connection.tables():
-                        connection.create_table("labkit_ready", {"f": {"max_versions": 1}})
+                        self.create_table("labkit_ready", "f", ["m"], timeout=30)  # split in two: the master assigns both halves
                     table = connection.table("labkit_ready")
-                    table.put(b"probe", {b"f:v": b"1"})
-                    ok = table.row(b"probe") == {b"f:v": b"1"}
+                    probes = {b"a-probe": {b"f:v": b"1"}, b"z-probe": {b"f:v": b"2"}}  # one row in each region
+                    for key, data in probes.items():
+                        table.put(key, data)
+                    ok = len(table.regions()) == 2 and all(table.row(key) == data for key, data in probes.items())
                     if ok:
                         connection.delete_table("labkit_ready", disable=True)
                     return ok
                 finally:
                     connection.close()
-            except Exception:  # the gateway's master connection or the new table's region is not there yet
+            except Exception:  # the gateway's or the admin tool's master connection, or the new regions, are not there yet
                 return False
 
-        self._wait(gateway_writes, "the HBase Thrift gateway to create a table and write through it", "thrift")
+        self._wait(gateway_writes, "a table split in two regions to take a write in each through the HBase Thrift gateway", "thrift")
 
     def _wait(self, ready: Any, what: str, log_of: str) -> None:
         """Wait for `ready()`, or say what did not come and show the end of the log that says why."""
@@ -330,10 +332,10 @@ class LocalHBaseCluster:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_admin_session": None}  # the admin tool's pipe stays in the process that opened it
 
-    def create_table(self, name: str, family: str = "f", splits: list[str] | tuple[str, ...] = ()) -> None:
+    def create_table(self, name: str, family: str = "f", splits: list[str] | tuple[str, ...] = (), timeout: float = 120) -> None:
         """A table with one column family, pre-split at `splits` into len(splits) + 1 regions (the master spreads
         them over the region servers)."""
-        self.admin("create", name, family, *splits)
+        self.admin("create", name, family, *splits, timeout=timeout)
 
     def metrics(self) -> dict[str, Any]:
         """The master's view: every live region server's request count and its regions' read and write counts
