@@ -35,8 +35,9 @@ LINKS_INDEX = 251
 BROADCAST_OFFSET = 100
 """Node i's second address, 127.X.Y.(100+i), where the other datacenter reaches it through that proxy."""
 _PREFIX = re.compile(r"^127\.(\d{1,3})\.(\d{1,3})$")
-PROBE_PORTS = (9042, 7000, 7199)
-"""A candidate range whose first address answers on one of a node's ports is someone else's."""
+PROBE_PORTS = (9042, 7000, 7199, 16020)
+"""A candidate range whose first address answers on one of a node's ports is someone else's: Cassandra's CQL, storage
+and JMX ports, and HBase's region server port (clusters.local.hbase.REGION_SERVER_PORT; region server 1 is on .1)."""
 
 
 @dataclass(frozen=True)
@@ -220,4 +221,4 @@ def host_ranges() -> list[dict[str, object]]:
 
     mine = _known_prefix()
     return [{"range": f"{c.prefix}.0/24", "user": c.user, "home": c.home, "yours": c.prefix == mine,
-             "serving": port_open(f"{c.prefix}.1", PROBE_PORTS[0])} for c in sorted(claims(), key=lambda c: c.prefix != mine)]
+             "serving": any(port_open(f"{c.prefix}.1", port) for port in PROBE_PORTS)} for c in sorted(claims(), key=lambda c: c.prefix != mine)]

@@ -71,3 +71,18 @@ def test_the_override_chooses_by_hand_and_bad_values_say_what_is_expected(tmp_pa
         loopback.own_range(tmp_path / "x")
     with pytest.raises(ConfigError, match="addresses 1 to 254"):
         loopback.LoopbackRange("127.9.8", "h", "u").address(255)
+
+
+def test_a_range_where_only_an_hbase_region_server_listens_is_taken():
+    """HBase's region server 1 sits on .1 as a Cassandra node does; a range serving only HBase is someone's too."""
+    import socket
+
+    from labkit.clusters.local.hbase import REGION_SERVER_PORT
+
+    assert REGION_SERVER_PORT in loopback.PROBE_PORTS
+    prefix = "127.251.252"
+    assert not loopback._answers(prefix)
+    with socket.socket() as listener:
+        listener.bind((f"{prefix}.1", REGION_SERVER_PORT))
+        listener.listen()
+        assert loopback._answers(prefix)
