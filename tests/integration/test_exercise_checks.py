@@ -312,9 +312,24 @@ class CounterInOneProcess(uuid_key.UuidKeyExercise):
         return uuid.uuid4()
 
 
-def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters):
+def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters, monkeypatch):
+    """In a student's namespace (a course's shared cluster): the check reads the counter the student's workload wrote."""
+    from labkit.engines import cassandra as cql
+    from labkit.namespace import ENV
+    from labkit.patterns.uuid_key.cassandra import HOME_KEYSPACE, KEYSPACE
+
+    monkeypatch.setenv(ENV, "checker")
     cluster = shared_clusters.get("two_datacenters", __name__)  # one cluster at a time: the one-node cluster stops
-    failed_at(uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2), "database's counter", "says 0")
+    failed_at(uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2), "database's counter",
+              f"checker_{HOME_KEYSPACE}.key_counter says 0")
+    session = cql.connect(cluster.datacenters()["dc1"], dc="dc1")
+    try:
+        keyspaces = {r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")}
+        assert {f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"} <= keyspaces
+        for keyspace in (f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"):
+            session.execute(f"DROP KEYSPACE IF EXISTS {keyspace}", timeout=120)
+    finally:
+        session.cluster.shutdown()
 
 
 # ---- Enumerable Keys (MongoDB stand-in) ----------------------------------------------------------

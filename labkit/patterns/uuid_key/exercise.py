@@ -9,7 +9,8 @@ from ...runner import Transaction
 from .cassandra import UuidKey as _Binding
 from ...engines import cassandra as cql
 from ...clusters.contract import capabilities_of
-from .cassandra import COUNTER, HOME_KEYSPACE, WAN_PROXY_PORT, UuidKey, converge
+from ...namespace import in_namespace
+from .cassandra import COUNTER, WAN_PROXY_PORT, UuidKey, converge
 from .core import REGIONS
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
     def counter(report: CheckReport) -> bool:
         with Toxiproxy() as toxiproxy:
             wan = (toxiproxy.host, WAN_PROXY_PORT)
-            workload = workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=wan)
+            workload = in_namespace(workload_class(cluster.datacenters(), "naive", "availability", users, wan_proxy=wan), cluster)
             toxiproxy.proxy("wan-dc1", listen=f"{wan[0]}:{wan[1]}", upstream=f"{cluster.datacenters()['dc1'][0]}:9042")
             toxiproxy.set_link_latency("wan-dc1", 5)
             if not run_step(report, f"{2 * users} counter keys from {threads} threads in two regions", workload, 2 * users, threads):
@@ -89,14 +90,14 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
             report.add("every counter value used once, none skipped", True, f"keys 1..{2 * users}")
             session = cql.connect(cluster.datacenters()["dc1"], dc="dc1")
             try:
-                row = session.execute(SimpleStatement(f"SELECT value FROM {HOME_KEYSPACE}.key_counter WHERE name = '{COUNTER}'",
+                row = session.execute(SimpleStatement(f"SELECT value FROM {workload.home_keyspace}.key_counter WHERE name = '{COUNTER}'",
                                                       consistency_level=ConsistencyLevel.SERIAL)).one()
             finally:
                 session.cluster.shutdown()
             held = row.value if row is not None else None
             if held != 2 * users:
                 return report.add("the keys came from the database's counter", False,
-                                  f"the counter row in {HOME_KEYSPACE}.key_counter says {held} after {2 * users} keys: your keys came from somewhere else. "
+                                  f"the counter row in {workload.home_keyspace}.key_counter says {held} after {2 * users} keys: your keys came from somewhere else. "
                                   "A counter kept in one process hands out the numbers another process (or region) hands out too; "
                                   "read the database's counter and compare-and-set it")
             report.add("the keys came from the database's counter", True, f"it moved by {held}")
@@ -123,7 +124,7 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
         return report.add(step, True, "both regions")
 
     def uuid_path(report: CheckReport) -> bool:
-        workload = workload_class(cluster.datacenters(), "pattern", "partition", users)
+        workload = in_namespace(workload_class(cluster.datacenters(), "pattern", "partition", users), cluster)
         step = "a UUID key is made without asking the database"
         try:
             recorders = {region: RecordingSession(workload.session(region)) for region in REGIONS}
@@ -139,7 +140,7 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
         return report.add(step, True, "10 distinct UUIDs, no request")
 
     def uuids(report: CheckReport) -> bool:
-        workload = workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster))
+        workload = in_namespace(workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster)), cluster)
         if capabilities_of(cluster).proxied_links:
             workload.links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
         return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
