@@ -77,7 +77,8 @@ def measured(cluster: LocalHBaseCluster, servers: int, threads: int, approach: s
         return round(row.get(f"server_cpu_s_{name}", 0.0) / wall, 3) if wall > 0 else None
 
     gateway_cores = cores(cluster.gateway.name)
-    return {"region_servers": servers, "node_cpu": NODE_CPU, "threads": threads, "approach": approach, "repeat": block,
+    return {"engine": "hbase", "server_version": cluster.server_version, "provider": "local",
+            "region_servers": servers, "node_cpu": NODE_CPU, "threads": threads, "approach": approach, "repeat": block,
             "throughput": round(result.throughput, 1), "limit": result.limit,
             "verify_ok": bool(result.verification and result.verification.ok),
             "servers_written": sum(1 for c in counts.values() if c > 0),
