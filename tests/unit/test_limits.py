@@ -158,11 +158,10 @@ def test_budgets_on_a_machine_without_cgroups_say_what_works_instead(monkeypatch
     monkeypatch.delenv("LABKIT_BUDGETS", raising=False)
     assert not budgets.cgroups_writable() and budgets.detect()[0].version == "signals"  # Linux: the signal helper instead
     LocalCassandraCluster(nodes=1, node_cpu=0.15)
-    monkeypatch.setattr(sys, "platform", "darwin")  # neither control groups nor /proc: say what works instead
-    with pytest.raises(NotAvailableError, match="run as root.*compose provider"):
-        LocalCassandraCluster(nodes=1, node_cpu=0.15)
-    monkeypatch.undo()
-    monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "home"))
+    with monkeypatch.context() as darwin:  # neither control groups nor /proc: say what works instead
+        darwin.setattr(sys, "platform", "darwin")
+        with pytest.raises(NotAvailableError, match="run as root.*compose provider"):
+            LocalCassandraCluster(nodes=1, node_cpu=0.15)
     with pytest.raises(ConfigError, match="cores"):
         LocalCassandraCluster(nodes=1, node_cpu=0)
     LocalCassandraCluster(nodes=1)  # no budget asked: nothing to refuse
