@@ -22,7 +22,7 @@ LESSON = Lesson("09_hbase_regions", (
              giveaways=("each server took about half",)),
     Question("hashed_faster", "Each region server held to {node_cpu} core: how many writes per second will the hashed keys "
              "reach for each one the timestamp keys reach?", "ratio", low=0.1, high=100,
-             giveaways=("1.5x (1.2-1.8)",)),
+             giveaways=("1.8x (1.6-2.1)",)),
     Question("scan_filtered", "The users table holds {users} users in 4 regions, keyed by id. A login by e-mail scans it "
              "with a filter on the e-mail column. How many rows will the servers read and throw away per login?", "count",
              low=0, high=10_000_000, giveaways=("all but one",)),
