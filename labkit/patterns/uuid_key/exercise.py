@@ -140,7 +140,8 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
         return report.add(step, True, "10 distinct UUIDs, no request")
 
     def uuids(report: CheckReport) -> bool:
-        workload = in_namespace(workload_class(cluster.datacenters(), "pattern", "partition", users, repair=lambda: converge(cluster)), cluster)
+        workload = in_namespace(workload_class(cluster.datacenters(), "pattern", "partition", users,
+                                               repair=lambda: converge(cluster, workload.keyspace)), cluster)  # the namespaced keyspace
         if capabilities_of(cluster).proxied_links:
             workload.links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
         return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
