@@ -14,8 +14,8 @@ interval over the paired blocks; the gateway and the client share the machine's 
 `limit` says machine or client, the ratio is the machine's, not HBase's.
 
 Every client request passes the one Thrift gateway, so each row also says what held the run back
-(`held_back_by`, from `gateway_verdict`): the region servers (one at 90% of its budget), the machine (90% of its
-cores busy), or neither, in which case the client's workers, each waiting for its reply, set the pace; `gateway_cores`
+(`held_back_by`, from the runner's `limit`): the region servers (one at 90% of its budget), the machine (90% of its
+cores busy), the client, or none of these, in which case the client's workers, each waiting for its reply, set the pace; `gateway_cores`
 is what the gateway used meanwhile. Running the hashed keys at more workers is the test: if the gateway were the
 limit, more workers would not raise the rate while the servers stay below their budgets.
 """
@@ -38,7 +38,6 @@ from labkit.clusters.local import hbase_install
 from labkit.clusters.local.hbase import LocalHBaseCluster
 from labkit.results.intervals import ratio_interval
 from labkit.runner import RunOptions, Watch, run
-from labkit.runner.limits import BUSY
 from labkit.workloads.hbase_hot_spot import APPROACHES, hot_spot_writes, settled_region_writes
 
 NODE_CPU = 0.25
@@ -53,12 +52,16 @@ def writes_by_server(regions: list[dict]) -> Counter:
     return counts
 
 
-def gateway_verdict(busiest_of_budget: float | None, machine_busy: float | None) -> str:
-    """What held a run back (the rules in the module's docstring); the row's gateway_cores says what the gateway used."""
-    if busiest_of_budget is not None and busiest_of_budget >= BUSY:
+def gateway_verdict(limit: str) -> str:
+    """What held a run back, in the gateway question's words, from the runner's own `limit` (labkit.runner.limits: a
+    budgeted node at 90% of its budget, the machine's cores at 90%, the client); the row's gateway_cores says what
+    the gateway used meanwhile."""
+    if limit.startswith("server"):
         return "region servers (one at its budget)"
-    if machine_busy is not None and machine_busy >= BUSY:
+    if limit == "machine":
         return "the machine's cores"
+    if limit.startswith("client"):
+        return "the client (its processes, or too few requests in flight)"
     return "the client's workers (servers, gateway and machine below their limits)"
 
 
@@ -89,7 +92,7 @@ def measured(cluster: LocalHBaseCluster, servers: int, threads: int, approach: s
             **{f"{rs.name}_cores": cores(rs.name) for rs in cluster.nodes},
             "busiest_server_of_budget": row.get("node_busy_max"), "gateway_cores": gateway_cores,
             "client_cores": row.get("client_cpu_cores"), "machine_busy": row.get("machine_cpu_busy"),
-            "held_back_by": gateway_verdict(row.get("node_busy_max"), row.get("machine_cpu_busy"))}
+            "held_back_by": gateway_verdict(result.limit)}
 
 
 def main() -> int:

@@ -217,8 +217,6 @@ def _known_prefix() -> str | None:
 def host_ranges() -> list[dict[str, object]]:
     """Every claimed range on this host, whose it is, and whether a node answers on its first address
     (what `labkit status` shows, so a student sees whose cluster is whose)."""
-    from .processes import port_open
-
     mine = _known_prefix()
     return [{"range": f"{c.prefix}.0/24", "user": c.user, "home": c.home, "yours": c.prefix == mine,
-             "serving": any(port_open(f"{c.prefix}.1", port) for port in PROBE_PORTS)} for c in sorted(claims(), key=lambda c: c.prefix != mine)]
+             "serving": _answers(c.prefix)} for c in sorted(claims(), key=lambda c: c.prefix != mine)]

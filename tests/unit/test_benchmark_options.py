@@ -31,11 +31,11 @@ def test_profile_run_refuses_an_unknown_option(monkeypatch, capsys):
     assert "unrecognized arguments: --mixes a" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("busiest, machine, said", [
-    (0.95, 0.97, "region servers (one at its budget)"),  # a server at its budget comes first
-    (0.6, 0.93, "the machine's cores"),
-    (0.6, 0.7, "the client's workers (servers, gateway and machine below their limits)"),
-    (None, None, "the client's workers (servers, gateway and machine below their limits)"),
+@pytest.mark.parametrize("limit, said", [
+    ("server rs3", "region servers (one at its budget)"),
+    ("machine", "the machine's cores"),
+    ("client-inflight", "the client (its processes, or too few requests in flight)"),
+    ("none", "the client's workers (servers, gateway and machine below their limits)"),
 ])
-def test_gateway_verdict(busiest, machine, said):
-    assert hbase_hot_spot.gateway_verdict(busiest, machine) == said
+def test_gateway_verdict_words_the_runners_limit(limit, said):
+    assert hbase_hot_spot.gateway_verdict(limit) == said
