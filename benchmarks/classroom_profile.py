@@ -23,7 +23,6 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pattern_sweeps import machine  # noqa: E402
-from report import write  # noqa: E402
 
 from labkit.batch import execute  # noqa: E402
 from labkit.class_view import CLASSROOM_ANSWERS, class_rows  # noqa: E402
@@ -43,6 +42,30 @@ def times_from_log(log: Path) -> dict[str, tuple[bool, float]]:
         if done and current:
             found[current] = (done.group(1) == "ok", float(done.group(2)))
     return found
+
+
+TIMES = OUT / "classroom_profile.csv"
+
+
+def kept_with_their_labels(profile: pd.DataFrame) -> pd.DataFrame:
+    """The committed times of the notebooks not run this time, each still labelled with the machine and date it was
+    measured on (a run of one notebook must not relabel the others' times as its own)."""
+    if not TIMES.exists():
+        return profile
+    kept = pd.read_csv(TIMES, dtype={"date": str})
+    if "date" not in kept:  # written before rows carried their date
+        kept["date"] = "not recorded"
+    kept = kept[~kept.notebook.isin(profile.notebook)][list(profile.columns)]
+    return pd.concat([kept, profile], ignore_index=True).sort_values("notebook", kind="stable")
+
+
+def write_times(profile: pd.DataFrame) -> None:
+    """results/classroom_profile.csv and .md, one row per notebook with its own machine and date."""
+    profile.to_csv(TIMES, index=False)
+    table = profile.drop(columns=["machine"]).to_markdown(index=False)
+    machines = "; ".join(f"{m} ({', '.join(profile[profile.machine == m].notebook)})" for m in profile.machine.unique())
+    TIMES.with_suffix(".md").write_text("# Each notebook at profile classroom (papermill, one after another)\n\n"
+                                        f"Machines: {machines}\n\nCommand: `.venv/bin/python benchmarks/classroom_profile.py [names ...]`\n\n{table}\n")
 
 
 def main() -> None:
@@ -68,14 +91,10 @@ def main() -> None:
     if not times:
         raise SystemExit("no notebook finished in that run")
     when, where = date.today().isoformat(), machine()
-    profile = pd.DataFrame([{"notebook": k, "ok": ok, "seconds": round(s), "minutes": round(s / 60, 1)} for k, (ok, s) in sorted(times.items())])
-    committed = OUT / "classroom_profile.csv"
-    if committed.exists():  # notebooks not run this time keep their committed times
-        kept = pd.read_csv(committed)
-        kept = kept[~kept.notebook.isin(profile.notebook)][["notebook", "ok", "seconds", "minutes"]]
-        profile = pd.concat([kept, profile], ignore_index=True).sort_values("notebook", kind="stable")
-    write(profile, OUT, "classroom_profile", "Each notebook at profile classroom (papermill, one after another)", where,
-          ".venv/bin/python benchmarks/classroom_profile.py")
+    profile = pd.DataFrame([{"notebook": k, "ok": ok, "seconds": round(s), "minutes": round(s / 60, 1), "date": when, "machine": where}
+                            for k, (ok, s) in sorted(times.items())])
+    profile = kept_with_their_labels(profile)
+    write_times(profile)
     rows = class_rows([build / f"{k}.ipynb" for k, (ok, _s) in times.items() if ok and (build / f"{k}.ipynb").exists()])
     answers = rows[["notebook", "question", "measured", "measured_answer"]].copy()
     answers.insert(0, "date", when)

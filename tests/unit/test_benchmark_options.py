@@ -39,3 +39,19 @@ def test_profile_run_refuses_an_unknown_option(monkeypatch, capsys):
 ])
 def test_gateway_verdict_words_the_runners_limit(limit, said):
     assert hbase_hot_spot.gateway_verdict(limit) == said
+
+
+def test_a_classroom_run_of_one_notebook_keeps_the_others_times_with_their_own_machine_and_date(monkeypatch, tmp_path):
+    import classroom_profile
+    import pandas as pd
+
+    monkeypatch.setattr(classroom_profile, "TIMES", tmp_path / "classroom_profile.csv")
+    earlier = pd.DataFrame([{"notebook": "00_getting_started", "ok": True, "seconds": 258, "minutes": 4.3, "date": "2026-11-27", "machine": "laptop A"},
+                            {"notebook": "08_your_design", "ok": True, "seconds": 700, "minutes": 11.7, "date": "2026-11-27", "machine": "laptop A"}])
+    classroom_profile.write_times(earlier)
+    today = pd.DataFrame([{"notebook": "08_your_design", "ok": True, "seconds": 609, "minutes": 10.1, "date": "2026-11-28", "machine": "laptop B"}])
+    merged = classroom_profile.kept_with_their_labels(today)
+    assert merged.to_dict("records") == [earlier.iloc[0].to_dict(), today.iloc[0].to_dict()]
+    classroom_profile.write_times(merged)
+    md = (tmp_path / "classroom_profile.md").read_text()
+    assert "laptop A (00_getting_started); laptop B (08_your_design)" in md and "| 2026-11-27 |" in md
