@@ -78,6 +78,17 @@ for _kind, _rate in (("read-heavy", 800), ("write-heavy", 800), ("scan", 200)):
 SCENARIOS = {"quick": QUICK, "classroom": CLASSROOM}
 
 
+SECTION_LOAD = "read-heavy"
+"""At classroom size each scaling tactic runs under three loads (keys `<tactic>-<load>`); notebook 06's sections show this one."""
+
+
+def section_plan(plans: dict[str, TacticScenario], key: str) -> TacticScenario | None:
+    """The plan a notebook section named by its quick key (`node-cpu-0.5`, `add-node`) runs in this profile's
+    `plans` (key -> plan): the plan of that key, or at classroom size its read-heavy run; None when neither is
+    chosen. Without it a classroom run skipped those sections, whose quick keys the classroom list does not have."""
+    return plans.get(key) or plans.get(f"{key}-{SECTION_LOAD}")
+
+
 def scenarios(profile: str, only: list[str] | None = None) -> list[TacticScenario]:
     if profile not in SCENARIOS:
         raise ConfigError(f"unknown profile {profile!r}; use one of: {', '.join(SCENARIOS)}")

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from labkit.cli import app
 from labkit.errors import ConfigError, LabkitError
-from labkit.tactics.scenarios import SCENARIOS, ScenarioRunner, TacticScenario, scenarios
+from labkit.tactics.scenarios import SCENARIOS, ScenarioRunner, TacticScenario, scenarios, section_plan
 from labkit.tactics.cassandra import SetNodeCpu
 from labkit.widgets import TacticPanel
 
@@ -20,6 +20,27 @@ def test_every_profile_names_its_runs_once_and_the_benchmark_covers_the_issue():
     classroom = {(p.make().name, p.kind) for p in SCENARIOS["classroom"]}
     assert ("create-index", "query-by-tag") in classroom and ("raise-replication", "write-heavy") in classroom
     assert {kind for name, kind in classroom if name == "add-node"} == {"read-heavy", "write-heavy", "scan"}
+
+
+def test_every_section_of_notebook_06_runs_its_tactic_in_both_profiles():
+    """The sections name the quick plans; at classroom size each finds its tactic's read-heavy run (a classroom run
+    of the notebook once skipped sections 3 and 5: "node-cpu-0.5: not in this run's plans")."""
+    import json
+    import re
+    from pathlib import Path
+
+    notebook = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "06_tactics.ipynb").read_text())
+    named = [k for c in notebook["cells"] if c["cell_type"] == "code" for k in re.findall(r'^table = show\("([^"]+)"\)', c["source"], re.M)]
+    assert named == ["create-index-sai", "consistency-quorum", "node-cpu-0.5", "raise-replication-3", "add-node"]
+    quick = {p.key: p for p in scenarios("quick")}
+    for profile in SCENARIOS:
+        plans = {p.key: p for p in scenarios(profile)}
+        found = {key: section_plan(plans, key) for key in named}
+        assert all(found.values()), (profile, [k for k, p in found.items() if p is None])
+        assert all(p.make().name == quick[k].make().name for k, p in found.items())  # the same tactic as the section's
+    classroom = {p.key: p for p in scenarios("classroom")}
+    assert section_plan(classroom, "add-node").key == "add-node-read-heavy" and section_plan(classroom, "node-cpu-0.5").kind == "read-heavy"
+    assert section_plan({p.key: p for p in scenarios("classroom", ["create-index-sai"])}, "add-node") is None  # `only` left it out
 
 
 def test_unknown_profiles_runs_and_kinds_are_refused_with_the_choices():
