@@ -47,16 +47,16 @@ def times_from_log(log: Path) -> dict[str, tuple[bool, float]]:
 TIMES = OUT / "classroom_profile.csv"
 
 
-def kept_with_their_labels(profile: pd.DataFrame) -> pd.DataFrame:
-    """The committed times of the notebooks not run this time, each still labelled with the machine and date it was
-    measured on (a run of one notebook must not relabel the others' times as its own)."""
-    if not TIMES.exists():
-        return profile
-    kept = pd.read_csv(TIMES, dtype={"date": str})
-    if "date" not in kept:  # written before rows carried their date
-        kept["date"] = "not recorded"
-    kept = kept[~kept.notebook.isin(profile.notebook)][list(profile.columns)]
-    return pd.concat([kept, profile], ignore_index=True).sort_values("notebook", kind="stable")
+def kept_with_their_labels(new: pd.DataFrame, committed: Path | None = None) -> pd.DataFrame:
+    """`new` rows after the committed ones (`committed`: the times file by default) of the notebooks not run this
+    time, each still labelled with the machine and date it was measured on (a run of one notebook must not relabel
+    the others' rows as its own). Used for the times and for the measured answers."""
+    committed = TIMES if committed is None else committed
+    if not committed.exists():
+        return new
+    kept = pd.read_csv(committed, dtype=str if committed == CLASSROOM_ANSWERS else {"date": str})
+    kept = kept[~kept.notebook.isin(new.notebook)][list(new.columns)]
+    return pd.concat([kept, new], ignore_index=True).sort_values("notebook", kind="stable")
 
 
 def write_times(profile: pd.DataFrame) -> None:
@@ -99,11 +99,7 @@ def main() -> None:
     answers = rows[["notebook", "question", "measured", "measured_answer"]].copy()
     answers.insert(0, "date", when)
     answers.insert(0, "machine", where)
-    merged = answers
-    if CLASSROOM_ANSWERS.exists():  # notebooks not run this time keep their committed answers
-        kept = pd.read_csv(CLASSROOM_ANSWERS, dtype=str)
-        merged = pd.concat([kept[~kept.notebook.isin(answers.notebook)], answers], ignore_index=True)
-    merged.sort_values(["notebook"], kind="stable").to_csv(CLASSROOM_ANSWERS, index=False)
+    kept_with_their_labels(answers, CLASSROOM_ANSWERS).to_csv(CLASSROOM_ANSWERS, index=False)
     print(profile.to_string(index=False))
     print(f"{len(answers)} answers from {answers.notebook.nunique()} notebooks written to {CLASSROOM_ANSWERS}")
 
