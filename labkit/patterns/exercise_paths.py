@@ -167,7 +167,9 @@ class MongoCommands(CommandListener):
 
 def own_methods(report: Any, workload_class: type, methods: tuple[str, ...]) -> bool:
     """Each method must be the student's: defined in their class, not inherited from labkit (whose
-    exercise base only raises NotImplementedError, and whose binding is the solution)."""
+    exercise base only raises NotImplementedError, and whose binding is the solution). When every one of
+    them is still the TODO stub, the check says so at once instead of setting up servers to find out; one
+    written method is enough to go on (the others fail their own steps: partial credit)."""
     for name in methods:
         owner = next((k for k in workload_class.__mro__ if name in k.__dict__), None)
         if owner is None or owner.__module__.startswith("labkit."):
@@ -176,4 +178,31 @@ def own_methods(report: Any, workload_class: type, methods: tuple[str, ...]) -> 
                 "your methods are the ones that run", False,
                 f"{workload_class.__name__}.{name}() comes from {where}, not from your class: write {name}() in {workload_class.__name__}",
             )
+    if all(still_the_stub(getattr(workload_class, name)) for name in methods):
+        return report.add("your methods are the ones that run", False,
+                          f"not written yet: {', '.join(f'{m}()' for m in methods)} each still raise NotImplementedError; see the TODO comments above them")
     return report.add("your methods are the ones that run", True, ", ".join(f"{m}()" for m in methods))
+
+
+def still_the_stub(function: Callable) -> bool:
+    """True when calling `function` can only end in its own `raise NotImplementedError`: the statement stands
+    at the top of its body and nothing before it can return, yield or raise anything else. Read from the
+    source (a notebook cell's too), so no server is needed to tell; source that cannot be read counts as written."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    definition = tree.body[0] if tree.body else None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for statement in definition.body:
+        if isinstance(statement, ast.Raise):
+            raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+            return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+        if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise, ast.Await)) for node in ast.walk(statement)):
+            return False
+    return False

@@ -1,6 +1,7 @@
 """The instructor's nbgrader course flow, exactly as INSTRUCTORS.md lists it, with nbgrader's own command-line
 tools on one exercise: generate, release, three students fetch and submit (one solves it, one writes a half-right
-design, one leaves it untouched), collect, autograde on real servers, export. The solved one scores full marks,
+design, one leaves it untouched), collect, autograde on real servers (every submission on the one node `labkit up`
+started, as INSTRUCTORS.md suggests for a class), export. The solved one scores full marks,
 the half-right one partial credit with its failed criteria named, the untouched one zero.
 And a lesson notebook released ungraded: the student runs it, submits, and `labkit predictions` reads the
 class's predictions from what nbgrader collected."""
@@ -20,6 +21,7 @@ from labkit import grading
 
 REPO = Path(__file__).resolve().parents[2]
 NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
+LABKIT = str(Path(sys.executable).with_name("labkit"))
 EXERCISE = "02_index_table.ipynb"  # one node, the shortest check
 ASSIGNMENT = "index-table"
 
@@ -74,7 +76,13 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
-    nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
+    up = subprocess.run([LABKIT, "up", "cassandra", "--nodes", "1"], capture_output=True, text=True, timeout=300)  # one node for every submission
+    assert up.returncode == 0, up.stdout + up.stderr
+    try:
+        nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
+    finally:
+        down = subprocess.run([LABKIT, "down"], capture_output=True, text=True, timeout=180)
+    assert down.returncode == 0, down.stdout + down.stderr
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
 
     grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader((tmp_path / "grades.csv").open()) if row["assignment"] == ASSIGNMENT}
@@ -85,6 +93,7 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
         graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / EXERCISE, as_version=4)
         return "".join(o.get("text", "") for c in graded.cells if c.cell_type == "code" for o in c.get("outputs", []))
 
+    assert all("using the cluster `labkit up` started" in outputs(student) for student in ("alice", "bob", "carol"))  # none started its own
     assert "not written yet" in outputs("bob")  # bob's check told him what is missing
     carol = outputs("carol")  # carol's names the criterion she failed, and what she earned
     assert "✗ a login reads at most two partitions" in carol and "ALLOW FILTERING" in carol and f"score: {grades['carol']:g} of 10" in carol, carol

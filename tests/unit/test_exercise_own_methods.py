@@ -52,18 +52,59 @@ def test_extending_the_librarys_binding_fails_first(module, stub, binding, metho
     assert f"{binding.__module__}.{binding.__qualname__}" in report.steps[0][2]
 
 
+def not_yet(self, *args):
+    """The exercise's TODO, untouched."""
+    self.asked = args  # a line the TODO leaves above the raise, as 01's next_key() does
+    # TODO: the student's code goes here
+    raise NotImplementedError("not written yet: see the TODO comments above")
+
+
+def written(self, *args):
+    if args:
+        return self
+    raise NotImplementedError("an unwritten branch after code that returns: written")
+
+
 @pytest.mark.parametrize("module,stub,binding,methods", CASES, ids=IDS)
 def test_a_class_with_every_method_its_own_passes_the_first_step(module, stub, binding, methods):
-    def not_yet(self, *args):
-        raise NotImplementedError("not written yet")
-
-    own = type("MyClass", (stub,), {m: not_yet for m in methods})
+    own = type("MyClass", (stub,), {methods[0]: written, **{m: not_yet for m in methods[1:]}})  # one written: partial credit is possible
     own.__module__ = "__main__"  # as a notebook defines it
     from labkit.patterns.exercise import CheckReport
     from labkit.patterns.exercise_paths import own_methods
 
     report = CheckReport("first step")
     assert own_methods(report, own, methods), str(report)
+
+
+@pytest.mark.parametrize("module,stub,binding,methods", CASES, ids=IDS)
+def test_every_method_still_the_todo_stub_fails_first_without_a_server(module, stub, binding, methods):
+    untouched = type("MyClass", (stub,), {m: not_yet for m in methods})
+    untouched.__module__ = "__main__"
+    report = module.check_exercise(untouched, Unreachable())
+    assert not report.passed and report.skipped == set(range(1, len(report.steps))) and report.score() == 0, str(report)
+    step, ok, detail = report.steps[0]
+    assert not ok and detail.startswith("not written yet") and "TODO" in detail and f"{methods[0]}()" in detail, detail
+
+
+def test_the_stub_is_told_from_written_code_by_what_the_body_can_do():
+    from labkit.patterns.exercise_paths import still_the_stub
+
+    def returns_first(self):
+        if self:
+            return 1
+        raise NotImplementedError
+
+    def raises_another(self):
+        raise ValueError("mine")
+
+    def loops_then_raises(self):
+        for _ in range(3):
+            pass
+        raise NotImplementedError()
+
+    assert still_the_stub(not_yet) and still_the_stub(loops_then_raises)
+    assert not still_the_stub(written) and not still_the_stub(returns_first) and not still_the_stub(raises_another)
+    assert not still_the_stub(len)  # no Python source to read: counts as written, the check runs it
 
 
 def test_a_step_that_raises_fails_with_a_sentence_not_a_traceback():
