@@ -11,10 +11,9 @@ instead of eight)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import papermill as pm
