@@ -135,6 +135,10 @@ class ControlPanel:
         self._last_tick = 0.0
 
         low, high, step = size.thread_range if size else (1, 8, 1)
+        self._listed_threads = tuple(size.threads) if size and threads is None and thread_step is None else None
+        """The size's own thread counts, which Run measures while the slider and step stand where the size put them
+        (see thread_plan)."""
+        self._listed_at = (low, high, step)
         threads = threads or (low, high)
         thread_step = thread_step or step
         nodes = nodes or (max(size.nodes) if size else 1)
@@ -146,6 +150,9 @@ class ControlPanel:
         layout = w.Layout(width="460px")
         self.threads = w.IntRangeSlider(value=threads, min=1, max=max(max_threads, threads[1]), description="client threads", style=style, layout=layout)
         self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2, thread_step), description="thread step", style=style, layout=layout)
+        self.thread_points = w.HTML(layout=layout)
+        for control in (self.threads, self.thread_step):
+            control.observe(lambda _change: self._show_thread_points(), names="value")
         self.nodes = w.IntSlider(value=nodes, min=1, max=max(max_nodes, nodes), description="cluster nodes", style=style, layout=layout)
         self.cpu_per_node = w.Dropdown(
             options=list(NODE_CPU_CHOICES), description="CPU per node", style=style,
@@ -182,7 +189,7 @@ class ControlPanel:
         self.widget = w.VBox(
             [
                 w.HTML(f"<h4 style='margin:4px 0'>{html.escape(title)}</h4>"),
-                w.HBox([w.VBox([self.threads, self.thread_step, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, self.repeats])]),
+                w.HBox([w.VBox([self.threads, self.thread_step, self.thread_points, self.nodes, self.cpu_per_node]), w.VBox([*self.settings.values(), self.operations, self.repeats])]),
                 w.HBox([w.Label("approaches:"), *self.approaches.values()]),
                 *([w.HTML(f"<i>{html.escape(note)}</i>")] if (note := pattern.phase_note(self.phase)) else []),
                 w.HBox([self.run_button, self.stop_button, self.progress]),
@@ -192,6 +199,7 @@ class ControlPanel:
                 self.figure,
             ]
         )
+        self._show_thread_points()
 
     # ---- what a notebook calls -------------------------------------------------------------------
 
@@ -224,7 +232,7 @@ class ControlPanel:
         plan = SweepPlan(
             pattern=self.pattern.name,
             approaches=chosen,
-            threads=thread_counts(*self.threads.value, self.thread_step.value, self.pattern.thread_multiple),
+            threads=self.thread_plan(),
             nodes=[self.nodes.value],
             operations=self.operations.value,
             repeats=self.repeats.value,
@@ -232,6 +240,23 @@ class ControlPanel:
             labels=self.pattern.labels(self.phase, self.chosen()),
         )
         return plan  # checked once, by the PatternSweep that Run makes of it
+
+    def thread_plan(self) -> list[int]:
+        """The client thread counts Run measures. A range slider cannot show a size's 8, 16, 32, 64: its smallest gap
+        (8) is the starting step, and every step of the range would run 8 points instead of the size's 4. So while
+        the slider and the step stand where the size put them, Run measures the size's own list (as a notebook's sweeps
+        without a panel and the benchmarks do); once the student moves either, every step of the chosen range."""
+        multiple = self.pattern.thread_multiple
+        if self._listed_threads and (*self.threads.value, self.thread_step.value) == self._listed_at:
+            return sorted({-(-c // multiple) * multiple for c in self._listed_threads})
+        return thread_counts(*self.threads.value, self.thread_step.value, multiple)
+
+    def _show_thread_points(self) -> None:
+        try:
+            points = ", ".join(str(c) for c in self.thread_plan())
+        except ConfigError as err:
+            points = html.escape(str(err))
+        self.thread_points.value = f"<small>Run measures at client threads: {points}</small>"
 
     def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
         """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""

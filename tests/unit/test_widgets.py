@@ -1,5 +1,6 @@
 """The control panel over an in-memory cluster and workload (unit tests of the view; never a figure)."""
 
+import dataclasses
 import time
 
 import pytest
@@ -85,6 +86,23 @@ def test_a_phase_shows_only_its_settings_and_a_size_sets_the_start():
         ControlPanel(PATTERN, slot=ClusterSlot(start), phase="register", size=size)
     with pytest.raises(ConfigError, match="setting users must be from 1 to 50"):
         ControlPanel(PATTERN, slot=ClusterSlot(start), start=PanelStart(settings={"users": 99}))
+
+
+def test_a_size_whose_thread_counts_double_runs_its_own_counts_until_the_slider_moves():
+    # a range slider starts at 1..8 step 1 for (1, 2, 4, 8); running its every step would measure 8 points, not 4
+    size = dataclasses.replace(PATTERN.named_sweep("quick", "login"), threads=(1, 2, 4, 8))
+    panel = ControlPanel(PATTERN, slot=ClusterSlot(start), size=size)
+    assert panel.threads.value == (1, 8) and panel.thread_step.value == 1
+    assert panel.thread_plan() == [1, 2, 4, 8] and "client threads: 1, 2, 4, 8<" in panel.thread_points.value
+    panel.run(wait=True)
+    assert sorted(set(panel.results["threads"])) == [1, 2, 4, 8]
+    panel.threads.value = (1, 4)  # the student moved the slider: every step of their range
+    assert panel.thread_plan() == [1, 2, 3, 4] and "client threads: 1, 2, 3, 4<" in panel.thread_points.value
+    panel.threads.value = (1, 8)  # back where the size put it: the size's counts again
+    assert panel.thread_plan() == [1, 2, 4, 8]
+    panel.thread_step.value = 2
+    assert panel.thread_plan() == [1, 3, 5, 7, 8]
+    assert make_panel(threads=(1, 8))[0].thread_plan() == list(range(1, 9))  # no size: the slider's range, as before
 
 
 def test_run_sweeps_the_sliders_and_draws_every_point():
