@@ -11,8 +11,6 @@ instead of eight)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -20,13 +18,11 @@ import papermill as pm
 import pytest
 
 from labkit import grading
-from labkit.host.processes import processes_under
-from labkit.clusters.registry import clusters_dir
+from labkit_up_node import jvms, labkit_up_node
 
 REPO = Path(__file__).resolve().parents[2]
 OWN_CLUSTER = ["00_getting_started.ipynb", "01_uuid_key.ipynb", "03_enumerable_keys.ipynb", "05_ycsb_workloads.ipynb", "06_tactics.ipynb"]
 ON_ONE_NODE_UP = ["02_index_table.ipynb", "04_fan_out_on_write.ipynb", "07_distorted_replicas.ipynb", "08_your_design.ipynb"]
-LABKIT = str(Path(sys.executable).with_name("labkit"))
 
 
 def execute(kind: str, name: str, out_dir: Path) -> nbformat.NotebookNode:
@@ -50,10 +46,6 @@ def check_output(nb: nbformat.NotebookNode) -> str:
     text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
     starts = [i for i in (text.find("PASSED:"), text.find("NOT YET:")) if i >= 0]
     return text[min(starts):] if starts else text  # from the report (a check that starts its own cluster says so first)
-
-
-def jvms() -> set[int]:
-    return {p.pid for p in processes_under(clusters_dir()) if "java" in p.name()}
 
 
 def check_solution(nb: nbformat.NotebookNode) -> None:
@@ -89,15 +81,8 @@ def test_untouched_exercise_fails_its_check_helpfully_and_scores_zero(name, tmp_
 @pytest.fixture(scope="module")
 def one_node_up():
     """The node `labkit up cassandra` starts (what a student may start before opening the exercises), and its JVM."""
-    assert jvms() == set(), "a cluster is still running before `labkit up`"
-    up = subprocess.run([LABKIT, "up", "cassandra", "--nodes", "1"], capture_output=True, text=True, timeout=300)
-    assert up.returncode == 0, up.stdout + up.stderr
-    started = jvms()
-    assert len(started) == 1
-    yield started
-    down = subprocess.run([LABKIT, "down"], capture_output=True, text=True, timeout=180)
-    assert down.returncode == 0, down.stdout + down.stderr
-    assert jvms() == set()
+    with labkit_up_node() as started:
+        yield started
 
 
 def used_the_node_up(nb: nbformat.NotebookNode, jvms_up: set[int]) -> None:

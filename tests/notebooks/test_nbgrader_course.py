@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from labkit import grading
+from labkit_up_node import labkit_up_node
 
 REPO = Path(__file__).resolve().parents[2]
 NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
@@ -76,13 +77,8 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
-    up = subprocess.run([LABKIT, "up", "cassandra", "--nodes", "1"], capture_output=True, text=True, timeout=300)  # one node for every submission
-    assert up.returncode == 0, up.stdout + up.stderr
-    try:
+    with labkit_up_node():  # one node for every submission
         nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
-    finally:
-        down = subprocess.run([LABKIT, "down"], capture_output=True, text=True, timeout=180)
-    assert down.returncode == 0, down.stdout + down.stderr
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
 
     grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader((tmp_path / "grades.csv").open()) if row["assignment"] == ASSIGNMENT}
@@ -129,7 +125,7 @@ def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path
     nbgrader("submit", "lesson-02", "--course", "lab", "--student", "carol", cwd=home)
     nbgrader("collect", "lesson-02", cwd=course)
 
-    done = subprocess.run([str(Path(sys.executable).with_name("labkit")), "predictions", str(course / "submitted"), "--out", str(tmp_path / "class.csv")],
+    done = subprocess.run([LABKIT, "predictions", str(course / "submitted"), "--out", str(tmp_path / "class.csv")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {r["question"]: r for r in csv.DictReader((tmp_path / "class.csv").open())}
