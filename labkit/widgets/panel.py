@@ -49,6 +49,11 @@ def thread_counts(low: int, high: int, step: int, multiple: int = 1) -> list[int
     counts = list(range(low, high + 1, step))
     if counts[-1] != high:
         counts.append(high)
+    return rounded_up(counts, multiple)
+
+
+def rounded_up(counts: Any, multiple: int) -> list[int]:
+    """Each count rounded up to a multiple of `multiple`, once each, in order."""
     return sorted({-(-c // multiple) * multiple for c in counts})
 
 
@@ -248,7 +253,7 @@ class ControlPanel:
         without a panel and the benchmarks do); once the student moves either, every step of the chosen range."""
         multiple = self.pattern.thread_multiple
         if self._listed_threads and (*self.threads.value, self.thread_step.value) == self._listed_at:
-            return sorted({-(-c // multiple) * multiple for c in self._listed_threads})
+            return rounded_up(self._listed_threads, multiple)
         return thread_counts(*self.threads.value, self.thread_step.value, multiple)
 
     def _show_thread_points(self) -> None:
