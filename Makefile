@@ -9,9 +9,9 @@ PROFILE ?= quick
 # uv installs what pip would (the same versions here) in about 7 s instead of 38 s (warm caches)
 UV_VERSION := 0.13.9
 
-.PHONY: run test unit lab venv provision system-deps browser-deps clean bench soak
+.PHONY: run test test-full unit lab venv provision system-deps browser-deps clean bench soak
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml | system-deps
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
 	  { echo "labkit needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,23 +29,33 @@ provision: venv
 run: provision system-deps
 	$(PY) -m labkit.batch --profile $(PROFILE) --notebooks notebooks --out build
 
-## system-deps: iptables for the partition lessons; browser-deps: Chromium for the browser test.
-## Both come from apt-get when running as root; elsewhere the lessons and the test say what is missing.
-APT_INSTALL = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
-	else echo "note: $(1) is missing and cannot be installed here ($(2) will say so)"; fi
+## system-deps: the system packages, one line each in labkit/system-deps.sh (its test, its Debian/Ubuntu
+## package, what needs it): JDK 17, Maven, Go and python3.X-venv are required, iptables is optional;
+## browser-deps: Chromium for the browser test. Run as root where apt-get is, both install what is missing;
+## elsewhere they name it on one line and stop when a required one is missing. `labkit doctor` reads the same list.
+SYSTEM_DEPS = PYTHON='$(PYTHON)' sh labkit/system-deps.sh
 
 system-deps:
-	@command -v iptables >/dev/null 2>&1 || { echo "installing iptables (network partitions between local datacenters)"; \
-	  $(call APT_INSTALL,iptables,the partition lessons); }
+	@$(SYSTEM_DEPS) required optional
 
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium (the JupyterLab browser test)"; \
-	  $(call APT_INSTALL,chromium,the browser test); }
+	@$(SYSTEM_DEPS) browser
 
-## test: everything CI runs (unit, integration on real servers, notebooks under nbval)
+## test: what CI runs, at most 25 minutes: unit, integration on real servers, every lesson once at the smoke
+## sizes, the exercises' checks, nbgrader and the browser once (docs/development.md). Then the table of its parts.
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider --durations=25
 test: venv system-deps browser-deps
-	$(PY) -m pytest -q -p no:cacheprovider --durations=25 --junitxml=build/junit.xml tests --nbval-lax --nbval-cell-timeout=900 notebooks
+	@mkdir -p build
+	$(PYTEST) -m "not full" --junitxml=build/junit.xml tests; status=$$?; \
+	  $(PY) benchmarks/test_suite_parts.py build/junit.xml; exit $$status
+
+## test-full: the rest, at most 75 minutes: the lessons at quick under nbval, soak, two Unix users, external
+## providers, membership changes, HBase kill and reassignment, compose files, the slow unit tests. Run it before
+## resolving an issue that touches clusters/, runner/, faults/, the notebooks' sizes or the hub files.
+test-full: venv system-deps browser-deps
+	@mkdir -p build
+	$(PYTEST) -m full --junitxml=build/junit-full.xml tests --nbval-lax --nbval-cell-timeout=900 notebooks; status=$$?; \
+	  $(PY) benchmarks/test_suite_parts.py build/junit-full.xml; exit $$status
 
 unit: venv
 	$(PY) -m pytest -q tests/unit

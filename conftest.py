@@ -6,7 +6,17 @@ notebooks after it into ones that wait for an answer. A test that needs it unset
 
 import os
 
+import pytest
+
 os.environ.setdefault("LABKIT_BATCH", "1")
+
+
+def pytest_collection_modifyitems(items):
+    """The lessons under nbval (at the quick sizes) belong to the full tier: make test executes each lesson once at
+    the smoke sizes instead (tests/lessons)."""
+    for item in items:
+        if str(item.fspath).endswith(".ipynb"):
+            item.add_marker(pytest.mark.full)
 
 
 def pytest_runtest_setup(item):

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-PROFILES = ("quick", "classroom")
+PROFILES = ("smoke", "quick", "classroom")
 
 
 @dataclass
@@ -72,7 +72,7 @@ def write_report(runs: list[NotebookRun], out_dir: Path, profile: str) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labkit.batch", description=__doc__)
-    parser.add_argument("--profile", choices=PROFILES, default="quick", help="quick: minutes (CI sizes); classroom: the source's full sweeps")
+    parser.add_argument("--profile", choices=PROFILES, default="quick", help="smoke: every cell at the smallest sizes (make test); quick: minutes (make run); classroom: the source's full sweeps")
     parser.add_argument("--notebooks", type=Path, default=Path("notebooks"))
     parser.add_argument("--out", type=Path, default=Path("build"))
     parser.add_argument("--timeout", type=int, default=3600, help="seconds one cell may run")

@@ -28,6 +28,13 @@ ratio: a factor judged against the run's 95% interval; estimate: a number with a
 against the run's band when it has one."""
 
 RIGHT, WRONG, NOISE, TOO_FEW, ABSENT = "right", "wrong", "within noise", "too few repeats to judge", "no prediction"
+VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
+"""Every verdict a result card may carry."""
+JUDGED = (RIGHT, WRONG, NOISE)
+"""The verdicts that claim a judgement of a prediction against a measurement: a card with one of them must
+carry the prediction and the measured value (too few repeats and no prediction judge nothing)."""
+UNMEASURED = ("not measured", "not compared", "not confirmed", "not run")
+"""How a card says it has no measurement (the `measured` text starts so): no value to judge against."""
 CARD_MIME = "application/vnd.labkit.prediction+json"
 """A result card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
 and the batch report carry the student's predictions (a kernel cannot write cell metadata)."""
@@ -151,6 +158,53 @@ def predictions_file() -> Path:
     return labkit_home() / "predictions.jsonl"
 
 
+def cards_in(nb: Any) -> list[dict[str, Any]]:
+    """Every result card a notebook's outputs hold (a nbformat notebook, or its JSON as a dict), in order: the
+    card's own fields (notebook, question, prediction, measured, verdict) and `cell`, the id of the cell that
+    showed it (its index where the notebook has no cell ids)."""
+    cards = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") != "code":
+            continue
+        for output in cell.get("outputs", []):
+            card = (output.get("data") or {}).get(CARD_MIME)
+            if card is not None:  # a payload that is no mapping is a card with nothing in it
+                cards.append({**(card if isinstance(card, dict) else {}), "cell": cell.get("id", index)})
+    return cards
+
+
+def _unmeasured(measured: Any) -> bool:
+    if measured is None or measured == "" or (isinstance(measured, float) and measured != measured):
+        return True
+    return isinstance(measured, str) and measured.strip().lower().startswith(UNMEASURED)
+
+
+def card_problems(nb: Any, answered: Any = ()) -> list[str]:
+    """One sentence per result card that does not carry a verdict it can stand behind: no verdict, one that is
+    not among VERDICTS, "no prediction" on a card that holds one (or whose question is in `answered`: the keys a
+    batch run's `predictions` parameter answered), a judgement (JUDGED) without a prediction, and a judgement
+    without the measured value (missing, or a text saying it was not measured). Empty when every card is sound
+    (also when the notebook shows none: a test that expects cards says so itself)."""
+    answered = set(answered)
+    problems = []
+    for card in cards_in(nb):
+        where = f"card {card.get('question') or '(no question)'} in cell {card['cell']}"
+        verdict, prediction = card.get("verdict"), card.get("prediction")
+        if verdict in (None, ""):
+            problems.append(f"{where}: no verdict")
+        elif verdict not in VERDICTS:
+            problems.append(f"{where}: verdict {verdict!r} is none of {', '.join(map(repr, VERDICTS))}")
+        elif verdict == ABSENT and prediction is not None:
+            problems.append(f"{where}: verdict {ABSENT!r} though the card holds the prediction {prediction!r}")
+        elif verdict == ABSENT and card.get("question") in answered:
+            problems.append(f"{where}: verdict {ABSENT!r} though the run answered it")
+        elif verdict in JUDGED and prediction is None:
+            problems.append(f"{where}: verdict {verdict!r} without a prediction")
+        elif verdict in JUDGED and _unmeasured(card.get("measured")):
+            problems.append(f"{where}: verdict {verdict!r} without a measured value (measured: {card.get('measured')!r})")
+    return problems
+
+
 def collected(paths: list[Path]) -> list[dict[str, Any]]:
     """Every result card in the notebooks under `paths` (files or directories, searched for *.ipynb), one
     row each: student (the folder after `submitted/` or `autograded/` in nbgrader's course layout, else empty), notebook,
@@ -164,10 +218,7 @@ def collected(paths: list[Path]) -> list[dict[str, Any]]:
         parts = path.resolve().parts
         course = next((parts.index(folder) for folder in ("submitted", "autograded") if folder in parts[:-1]), None)
         student = parts[course + 1] if course is not None else ""
-        notebook = nbformat.read(path, as_version=4)
-        for cell in notebook.cells:
-            for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
-                card = output.get("data", {}).get(CARD_MIME)
-                if card:
-                    rows.append({"student": student, "file": str(path), **{k: card.get(k) for k in ("notebook", "question", "prediction", "measured", "verdict")}})
+        for card in cards_in(nbformat.read(path, as_version=4)):
+            if card.keys() - {"cell"}:  # an empty card is no row
+                rows.append({"student": student, "file": str(path), **{k: card.get(k) for k in ("notebook", "question", "prediction", "measured", "verdict")}})
     return rows

@@ -28,6 +28,9 @@ class ClusterSlot:
         self._node_cpu = node_cpu
         self.engine: str | None = None
         """The engine the slot's clusters run (set by `for_engine`; the panel offers that engine's approaches)."""
+        self.provider: str | None = None
+        """The provider asked for (set by `for_engine`, "auto" as given): with `engine` and `options`, what a fresh
+        Python needs to make a slot like this one (labkit.grading runs a check that way)."""
         self.fixed_nodes: int | None = None
         """The node count of a cluster labkit cannot resize (an external one), else None."""
         self.adopt: Callable[..., Any] | None = None
@@ -50,6 +53,7 @@ class ClusterSlot:
         cluster_class = provider_for(engine, provider)
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
         slot.engine = engine
+        slot.provider = provider
         slot.options = dict(options)
         can = capabilities_of(cluster_class)
         slot.fixed_nodes = None if can.resize else cluster_class.fixed_size()  # a cluster labkit did not start keeps its own size

@@ -177,6 +177,34 @@ class Bibliography:
             yield pub
 
 
+def shape_problems(bibliography: Bibliography) -> list[str]:
+    """What is off in a streamed bibliography (one sentence each; empty when nothing): its statistics must
+    count every publication asked for, the stream must be seeded (the first record the same however many are
+    asked for), and its shape must be the source's within what the seeded generator gives at any size of at
+    least 100 publications: about 2.85 authors per publication (within 0.2), at least 15% and at most 60% of
+    authors with one publication; from 1,000 publications on, about 5.46 publications per author (within
+    0.3) and a long tail (the most prolific author at least 10 times the average)."""
+    summary = bibliography.stats.summary()
+    problems = []
+    if summary["publications"] != bibliography.publications:
+        problems.append(f"the statistics count {summary['publications']} publications, {bibliography.publications} were asked for "
+                        "(stream every record before reading bibliography.stats)")
+    if next(iter(Bibliography(bibliography.publications, bibliography.seed))) != next(iter(Bibliography(1, bibliography.seed))):
+        problems.append("the first record depends on how many are asked for: the stream is not seeded as it should be")
+    per_publication, per_author = summary["authors_per_publication"], summary["publications_per_author"]
+    if abs(per_publication - AUTHORS_PER_PUBLICATION) > 0.2:
+        problems.append(f"{per_publication:.2f} authors per publication, the source {AUTHORS_PER_PUBLICATION} (within 0.2 expected)")
+    if not 0.15 <= summary["share_of_authors_with_one_publication"] <= 0.6:
+        problems.append(f"{summary['share_of_authors_with_one_publication']:.0%} of authors with one publication (15-60% expected)")
+    if bibliography.publications >= 1000:
+        if abs(per_author - PUBLICATIONS_PER_AUTHOR) > 0.3:
+            problems.append(f"{per_author:.2f} publications per author, the source {PUBLICATIONS_PER_AUTHOR} (within 0.3 expected)")
+        if summary["max_publications_of_an_author"] < 10 * per_author:
+            problems.append(f"the most prolific author has {summary['max_publications_of_an_author']} publications, "
+                            f"less than 10 times the average {per_author:.2f}: no long tail")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Stream a seeded DBLP-like bibliography as JSON lines (statistics on stderr).")
     parser.add_argument("--publications", type=int, default=10_000)

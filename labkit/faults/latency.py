@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -41,13 +43,61 @@ def install() -> Path:
         return target
     go = shutil.which("go")
     if go is None:
-        raise NotAvailableError("latency faults need toxiproxy, which labkit builds with Go: install Go 1.22+ (apt-get install golang) and try again")
+        raise NotAvailableError("latency faults need toxiproxy, which labkit builds with Go: "
+                                "install Go 1.19 or newer (Debian/Ubuntu: apt-get install golang-go) and try again")
+    go, env = go_for_toxiproxy(go)
     target.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, GOBIN=str(target.parent))
+    env["GOBIN"] = str(target.parent)
     proc = subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
     if proc.returncode != 0 or not target.exists():
         raise NotAvailableError(f"building toxiproxy {VERSION} failed (is proxy.golang.org reachable?):\n{proc.stderr[-2000:]}")
     return target
+
+
+# toxiproxy v2.12.0's go.mod says `go 1.23.0`: an older Go refuses it (Debian 12's golang-go, 1.19:
+# "invalid go version '1.23.0'"; Go 1.21-1.22 build it only by switching toolchains). Then labkit builds
+# it with this Go release, Go's own toolchain module from the Go module proxy.
+GO_NEEDED = (1, 23)
+TOOLCHAIN = "go1.23.12"
+
+
+def go_version(go: str) -> tuple[int, int] | None:
+    """(major, minor) of `go version`, None when it does not answer like a Go release."""
+    from ..machine import run_command
+
+    code, out = run_command([go, "version"])
+    m = re.search(r"\bgo(\d+)\.(\d+)", out) if code == 0 else None
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def go_for_toxiproxy(go: str) -> tuple[str, dict[str, str]]:
+    """The `go` that builds toxiproxy, and its environment: `go` itself when it is 1.23 or newer, else Go
+    TOOLCHAIN, the module golang.org/toolchain that `go mod download` fetches from the Go module proxy and
+    checks against the checksum database (what Go 1.21+ does itself for GOTOOLCHAIN=go1.23.12; Go 1.19 and
+    1.20 cannot), kept in the module cache like any module."""
+    if (go_version(go) or (0, 0)) >= GO_NEEDED:
+        return go, dict(os.environ)
+    host = subprocess.run([go, "env", "GOHOSTOS", "GOHOSTARCH"], capture_output=True, text=True)
+    goos, goarch = (host.stdout.split() + ["", ""])[:2]
+    module = f"golang.org/toolchain@v0.0.1-{TOOLCHAIN}.{goos}-{goarch}"
+    with tempfile.TemporaryDirectory() as outside_any_module:
+        proc = subprocess.run([go, "mod", "download", "-json", module], cwd=outside_any_module, capture_output=True, text=True)
+    try:
+        answer = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        answer = {}
+    root = Path(answer.get("Dir") or "/nonexistent")
+    if proc.returncode != 0 or not (root / "bin" / "go").is_file():
+        said = answer.get("Error") or proc.stderr.strip()[-1000:]
+        raise NotAvailableError(
+            f"toxiproxy {VERSION} needs Go {GO_NEEDED[0]}.{GO_NEEDED[1]} or newer and {go} is older; fetching {TOOLCHAIN} "
+            f"({module}) from the Go module proxy failed: {said}. Install Go {GO_NEEDED[0]}.{GO_NEEDED[1]}+ "
+            "(https://go.dev/dl) and try again")
+    for program in [*(root / "bin").iterdir(), *(root / "pkg" / "tool").glob("*/*")]:
+        program.chmod(0o555)  # a module zip keeps no execute bits; Go's own toolchain switch sets them the same way
+    env = {name: value for name, value in os.environ.items() if name != "GOROOT"}  # the old Go's root would mislead it
+    env["GOTOOLCHAIN"] = "local"  # run exactly this one, never switch again
+    return str(root / "bin" / "go"), env
 
 
 def helper_address() -> str:

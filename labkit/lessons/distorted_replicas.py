@@ -6,6 +6,8 @@ comes from paired runs ("too few repeats to judge" below three pairs)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..predictions import Question
 from . import Lesson
 
@@ -32,3 +34,15 @@ LESSON = Lesson("07_distorted_replicas", (
 def shards_named(asked_per_query: float) -> str:
     """The option a measured average of shards asked per query falls in."""
     return ONE_SHARD if asked_per_query <= 1.0 else BOTH_SHARDS if asked_per_query >= 2.0 else BETWEEN
+
+
+def assert_like_the_source(bibliography: Any) -> None:
+    """The check the lesson makes of the bibliography it just streamed (labkit.datasets.bibliography.shape_problems:
+    every publication counted, the stream seeded, the source's shape): VerificationFailed naming what is off."""
+    from ..datasets.bibliography import shape_problems
+    from ..results.verification import VerificationFailed
+
+    problems = shape_problems(bibliography)
+    if problems:
+        raise VerificationFailed(problems, "What to do: the data set is labkit's own seeded generator, so this is no chance: "
+                                 "if you changed its code or its seed, look there; otherwise tell your instructor.")

@@ -7,6 +7,8 @@ evidence), what limited the load before the budget grew (the run's `limit`), and
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..predictions import Question
 from . import Lesson
 
@@ -41,3 +43,15 @@ def effect_of(p95_after_vs_before: float | None) -> str | None:
     if p95_after_vs_before is None or p95_after_vs_before != p95_after_vs_before:
         return None
     return BETTER if p95_after_vs_before < 1 / 1.2 else WORSE if p95_after_vs_before > 1.2 else SAME
+
+
+SECTIONS = ("create-index-sai", "consistency-quorum", "node-cpu-0.5", "raise-replication-3", "add-node")
+"""The plans sections 1-5 run, by their quick keys (at classroom size each section runs the read-heavy plan of its key)."""
+
+
+def sections_planned(chosen: dict[str, Any]) -> list[str]:
+    """The sections whose plan is among this run's `chosen` plans (key -> plan; the notebook's `only` may leave
+    some out): those whose runs section 7 must find verified."""
+    from ..tactics.scenarios import section_plan
+
+    return [key for key in SECTIONS if section_plan(chosen, key) is not None]

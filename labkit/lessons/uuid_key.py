@@ -6,6 +6,8 @@ judge" below three pairs)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..predictions import Question
 from . import Lesson
 
@@ -27,3 +29,33 @@ LESSON = Lesson("01_uuid_key", (
              "cluster's counter. Once replication resumes, how many of the {partition_total} counter-keyed users will be gone?",
              "count", low=0, high=100000, giveaways=("couchbase lost",)),
 ))
+
+PARTITION_COLUMNS = ("approach", "registered (both regions)", "keys handed out twice", "users stored after repair", "records lost")
+
+
+def expected_losses(totals: Any) -> list[str]:
+    """What section 3's table must show, approach by approach (one sentence per row that does not): the
+    counter (`naive`) handed every key out twice, once per region (each region's counter started at 0 and
+    registered as many users), and the repair kept one record of each pair, so it lost exactly as many
+    records as keys it handed out twice; the UUIDs handed none out twice and lost nothing."""
+    wrong = []
+    for row in totals.to_dict("records") if len(totals) else []:
+        approach, registered = row["approach"], int(row["registered (both regions)"])
+        twice, lost = int(row["keys handed out twice"]), int(row["records lost"])
+        if approach == "naive":
+            if 2 * twice != registered or lost != twice:
+                wrong.append(f"naive: {twice} keys handed out twice and {lost} records lost of {registered} registered; "
+                             f"expected every key twice ({registered / 2:g}) and one record lost per key")
+        elif twice or lost:
+            wrong.append(f"{approach}: {twice} keys handed out twice and {lost} records lost; expected none of either")
+    return wrong
+
+
+def assert_partition_outcome(totals: Any) -> None:
+    """Section 3's check cell: the table of what each approach registered and kept, its verification report,
+    and VerificationFailed unless every run verified and each approach lost what the lesson says it loses."""
+    from ..results.verification import assert_verified
+
+    if len(totals):
+        print(totals[list(PARTITION_COLUMNS)].to_string(index=False))
+    assert_verified(totals, expect_none={"rows unlike the lesson's account": expected_losses(totals)})

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import ConfigError, NotAvailableError
 
-PROFILES = ("quick", "classroom")
-"""quick: minutes, what CI and `make run` use; classroom: the source's shapes scaled to a 2-core laptop."""
+PROFILES = ("smoke", "quick", "classroom")
+"""smoke: the smallest sizes at which every cell of a lesson runs (make test executes each lesson once at them;
+they show that the lesson works, not how large an effect is); quick: minutes, what `make run` and make test-full's
+nbval use; classroom: the source's shapes scaled to a 2-core laptop."""
 CLASSROOM_REPEATS = 3
 """Each point of a classroom sweep runs at least this often (interleaved), so its ratios carry a 95% interval
 (results.intervals); quick sweeps keep their own count and say "too few repeats for an interval"."""

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 PHASE = "mix"
 DESIGN_PREFIX = "design/"
 PROFILE_SIZES = {
+    "smoke": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 300, warmup=50, repeats=3)},
     "quick": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 600, warmup=100, repeats=3)},
     "classroom": {PHASE: NamedSweep(PHASE, (1, 3), (8, 32, 64), 6000, warmup=600, repeats=3)},
 }

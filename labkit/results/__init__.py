@@ -5,13 +5,15 @@ from .offered_load import knees, offered_load_figure
 from .metadata import METADATA_COLUMNS, run_metadata
 from .store import ResultsStore, append_rows, load
 from .sweep import SweepPlan, parse_range, sweep
-from .verification import verification_report
+from .verification import VerificationFailed, assert_verified, verification_report
 
 __all__ = [
     "METADATA_COLUMNS",
     "ResultsStore",
     "SweepPlan",
+    "VerificationFailed",
     "append_rows",
+    "assert_verified",
     "knees",
     "latency_figure",
     "load",

@@ -53,7 +53,7 @@ def tiny_copy(workdir: Path) -> Path:
     params.source += "\n# browser test\n" + "\n".join(f"{k} = {v!r}" for k, v in TINY.items())
     # the budgeted sweep and the committed figures come after the panels: they are nbval's to check, and a
     # longer notebook lets JupyterLab's windowing detach the register panel before the test can read it
-    last = max(i for i, c in enumerate(nb.cells) if "verification_report(login_panel.results)" in c.source)
+    last = max(i for i, c in enumerate(nb.cells) if "assert_verified(login_panel.results)" in c.source)
     nb.cells = [c for c in nb.cells[: last + 1] if "slot.stop()" not in c.source]
     path = workdir / "02_index_table.ipynb"
     nbformat.write(nb, path)

@@ -10,6 +10,8 @@ import yaml
 from labkit.clusters.compose import topology as topo
 from labkit.clusters.compose import validate
 
+pytestmark = pytest.mark.full  # full tier (make test-full): builds Docker Compose from Go sources on a fresh machine (197-372 s)
+
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = sorted(p.name for p in (REPO / "compose").glob("*.yml") if p.name != "toxiproxy.yml")
 GENERATED = [("cassandra", n, {}) for n in range(1, 9)] + [("cassandra", n, {"dcs": 2}) for n in range(2, 9)] + \

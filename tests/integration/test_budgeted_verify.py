@@ -17,7 +17,7 @@ import pytest
 
 from labkit.clusters.local import budgets
 
-pytestmark = pytest.mark.skipif(not budgets.cgroups_writable(), reason=f"no writable cgroup cpu controller here: {budgets.detect()[1]}")
+pytestmark = [pytest.mark.skipif(not budgets.cgroups_writable(), reason=f"no writable cgroup cpu controller here: {budgets.detect()[1]}"), pytest.mark.full]  # full tier: a soak-sized budgeted run, 40,000 records (136 s)
 
 RECORDS = 40_000
 LABKIT = str(Path(sys.executable).with_name("labkit"))

@@ -96,6 +96,7 @@ def test_trace_names_the_nodes_that_served_a_query(three_nodes, rf2):
     assert set(report.nodes) <= set(three_nodes.addresses)
 
 
+@pytest.mark.full  # full tier: node kill and restart (33 s); notebook 00 kills a node at smoke size
 def test_killed_node_fails_quorum_for_its_ranges_but_not_one_and_restart_recovers(three_nodes, rf2):
     session = rf2
     meta = session.cluster.metadata

@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.full  # full tier (make test-full): the external provider (51 s)
+
 
 
 SHARED_CLUSTERS = ("one_node",)

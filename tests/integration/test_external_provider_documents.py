@@ -21,6 +21,8 @@ from labkit.host.processes import processes_under
 from labkit.clusters.standin.couchbase import PASSWORD, USERNAME, StandinCouchbase
 from labkit.clusters.standin.mongodb import StandinMongo
 
+pytestmark = pytest.mark.full  # full tier (make test-full): the external provider (38 s)
+
 
 def student(home, *args, env=None):
     full = {**os.environ, "LABKIT_HOME": str(home), **(env or {})}

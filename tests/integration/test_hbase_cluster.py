@@ -52,6 +52,7 @@ def test_one_region_server_comes_up_shows_in_status_and_goes_down_with_the_cli()
     assert processes.processes_under(clusters_dir() / "hbase") == []
 
 
+@pytest.mark.full  # full tier: HBase budgeted by signals (30 s)
 def test_region_servers_paused_by_the_signal_budget_keep_their_zookeeper_sessions(monkeypatch):
     """Without writable control groups a budget pauses a region server (SIGSTOP) for up to a period (100 ms) at a
     time; its ZooKeeper session lasts 20 s, so under load no server drops out and no region moves. Runs before the
@@ -189,6 +190,7 @@ def test_a_login_by_email_scans_every_row_without_an_index_and_reads_two_rows_wi
         workload.close_process()
 
 
+@pytest.mark.full  # full tier: HBase kill and reassignment (21 s)
 def test_a_killed_region_server_regions_move_to_the_others_and_no_write_is_lost(cluster):
     cluster.create_table("survive", "f", ["3", "6"])
     connection = cluster.connection()

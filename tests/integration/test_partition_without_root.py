@@ -14,6 +14,8 @@ from labkit.faults.links import ProxiedLinks
 from labkit.faults.partition import rules
 from labkit.patterns.uuid_key import cassandra as uuid_key
 
+pytestmark = pytest.mark.full  # full tier (make test-full): the second kind of partition, proxies instead of iptables (77 s)
+
 USERS = 40  # per region
 THREADS = 4
 

@@ -148,6 +148,7 @@ def test_two_dask_workers_run_index_table_logins_exactly(cluster):
     assert row["client_hosts"] == f"{socket.gethostname()} x2" and row["client_problems"] == ""
 
 
+@pytest.mark.full  # full tier: a client machine lost mid-run
 def test_a_dask_worker_killed_mid_run_leaves_a_partial_run_naming_its_host(cluster):
     import os
     import signal
@@ -194,7 +195,7 @@ def test_a_profiles_designs_run_and_the_traces_show_their_access_paths(cluster):
     assert paths["by_query"]["post_message"]["replica_writes_per_execution"] == 2  # two tables, replication 1
 
 
-@pytest.mark.parametrize("name", ["chat", "starter", "index_table", "fan_out"])
+@pytest.mark.parametrize("name", ["chat", *(pytest.param(n, marks=pytest.mark.full) for n in ("starter", "index_table", "fan_out"))])  # full tier: the other three (37 s)
 def test_an_example_profiles_designs_return_the_same_answers_on_the_same_data(cluster, name):
     """Every example profile: the same rows in every design, each operation that declares its answer asked with
     the same values, the declared columns compared as a multiset (in order where newest first). A design that
@@ -225,6 +226,7 @@ def test_an_example_profiles_designs_return_the_same_answers_on_the_same_data(cl
         assert set(old) == {"read_room", "rooms_of_user"}, old.keys()
 
 
+@pytest.mark.full  # full tier: profile and binding traced side by side (59 s)
 @pytest.mark.parametrize("design, approach", [("by_index", "naive/legacy"), ("lookup_table", "pattern")])
 def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, design, approach):
     """The example profile and the pattern's own binding, traced on one cluster: the same nodes, statements,
@@ -249,6 +251,7 @@ def test_the_index_table_profile_takes_the_python_bindings_access_path(cluster, 
     assert path["nodes_touched"] >= len(binding.nodes) if approach.startswith("naive") else path["partitions_per_execution"] == 2
 
 
+@pytest.mark.full  # full tier: profile and binding traced side by side (73 s)
 @pytest.mark.parametrize("design, approach", [("on_read", "naive"), ("on_write", "pattern")])
 def test_the_fan_out_profile_takes_the_python_bindings_access_path(cluster, design, approach):
     """The Fan-out profile and the pattern's binding, traced on one cluster, step by step: a post writes one
@@ -370,6 +373,7 @@ def test_the_fleet_solution_answers_what_the_naive_design_answers(cluster):
         assert any(min(c["rows"].values()) > 0 for c in checks if c["operation"] == operation), operation
 
 
+@pytest.mark.full  # full tier: partition growth (18 s); notebook 08 shows it at smoke size
 def test_a_rooms_partition_grows_with_its_history_and_a_day_bucket_does_not(cluster):
     """The partition lesson on 3 nodes, at a small size: the room's partition holds every day's messages and the
     day's one day's (the nodes' histograms); both designs' newest and oldest kept pages are one partition of the

@@ -37,6 +37,7 @@ def _ran_cleanly(r):
     return r.row()
 
 
+@pytest.mark.full  # full tier: both index kinds built under load (53 s); notebook 06 builds SAI at smoke size
 @pytest.mark.parametrize("kind", ["sai", "2i"])
 def test_create_index_is_built_on_every_node_and_queries_by_tag_stay_exact(cluster, kind):
     w = workload_for("query-by-tag", cluster, records=1000, tags=50)
@@ -66,6 +67,7 @@ def test_node_cpu_budget_changes_in_every_nodes_control_group(cluster):
         cluster.set_node_cpu(BUDGET)
 
 
+@pytest.mark.full  # full tier: a replication change with repair (62 s); notebook 06 runs it at smoke size
 def test_raise_replication_repairs_every_record_onto_every_node_without_losing_a_write(cluster):
     w = workload_for("write-heavy", cluster, records=2000, replication=1)
     r = run_under_load(cluster, w, tactics.RaiseReplication(3), kind="write-heavy", rate=100, expect_s=30, **QUICK)
@@ -84,6 +86,7 @@ def _rows_at_all(session) -> dict[int, int]:
     return {r.k: r.v for r in session.execute(SimpleStatement("SELECT k, v FROM it_ring.kv", consistency_level=ConsistencyLevel.ALL))}
 
 
+@pytest.mark.full  # full tier: membership change (142 s)
 def test_add_node_then_decommission_under_writes_lose_nothing(cluster):
     """Also the ring's own bookkeeping: the new node is node4 on the next loopback address and streams its
     share during bootstrap, and a keyspace with one replica (no second copy to fall back on) keeps every row

@@ -31,6 +31,7 @@ STUDENTS = ("labkit-student1", "labkit-student2")
 SYSTEM_PYTHON = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
 
 pytestmark = [
+    pytest.mark.full,  # two Unix users, each with a cluster of their own (194 s)
     pytest.mark.skipif(os.geteuid() != 0, reason="making two Unix users needs root"),
     pytest.mark.skipif(not SYSTEM_PYTHON.exists(), reason=f"the students need a Python {sys.version_info.major}.{sys.version_info.minor} "
                        f"outside root's home ({SYSTEM_PYTHON} is missing)"),

@@ -40,7 +40,7 @@ RUNS = [  # small runs of every pattern that needs one datacenter: what each cyc
 ]
 OPERATIONS = "60"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the soak checks CPU budgets and partitions, which need root")
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="the soak checks CPU budgets and partitions, which need root"), pytest.mark.full]  # full tier: the up/run/down soak
 
 
 def labkit(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:

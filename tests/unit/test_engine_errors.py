@@ -21,6 +21,7 @@ def test_mongodb_unreachable_names_the_uri_and_the_fix():
         mongodb.connect(f"mongodb://127.0.0.1:{port}/", timeout_s=1)
 
 
+@pytest.mark.full  # full tier: waits out the Couchbase SDK's connect timeout (11 s)
 def test_couchbase_unreachable_names_the_address_and_the_fix():
     from labkit.engines import couchbase
 

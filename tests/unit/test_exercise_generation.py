@@ -5,6 +5,7 @@ edited by hand they would drift from solutions/ and from what nbgrader's `genera
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -33,8 +34,8 @@ def test_solutions_are_nbgrader_notebooks(name):
     why = [c for c in nb.cells if is_solution(c) and c.cell_type == "markdown"]
     graded = [c for c in nb.cells if is_grade(c) and not is_solution(c)]
     assert len(code) == 1 and "### BEGIN SOLUTION" in code[0].source and not is_grade(code[0])
-    assert len(graded) == 1 and graded[0] is nb.cells[-1] and graded[0].metadata.nbgrader["points"] > 0
-    assert graded[0].source.startswith("report.score(out_of=10)")  # its number is nbgrader's partial credit
+    assert len(graded) == 1 and graded[0].metadata.nbgrader["points"] == 10 and graded[0].metadata.nbgrader["locked"]
+    grade_cell(nb, graded[0], code[0])
     assert len(why) == 1 and is_grade(why[0]) and grading.manual_points(nb) == {why[0].metadata.nbgrader["grade_id"]: 4.0}
     assert "my check" in why[0].source.lower() or "my check's" in why[0].source.lower()  # the model answer quotes its own run's evidence
     assert len({c.metadata.nbgrader["grade_id"] for c in code + why + graded}) == 3
@@ -43,6 +44,29 @@ def test_solutions_are_nbgrader_notebooks(name):
     assert "BEGIN SOLUTION" not in stub and grading.STUB in stub and "# TODO" in stub
     assert [c.source for c in exercise.cells if is_solution(c) and c.cell_type == "markdown"] == ["YOUR ANSWER HERE"]
     assert " import exercise as " in nb.cells[2].source  # the exercise module, not the binding (the solution)
+
+
+def grade_cell(nb: nbformat.NotebookNode, graded: nbformat.NotebookNode, code: nbformat.NotebookNode) -> None:
+    """The check runs in the locked grade cell and nowhere else: after the student's code, before the cell that stops
+    the cluster (the check needs it up); a fresh copy of the grader, the exercise's own check by name, its last line the
+    score (nbgrader's partial credit)."""
+    import ast
+    import importlib
+
+    cells = nb.cells
+    at = {id(c): i for i, c in enumerate(cells)}
+    stop = next(i for i, c in enumerate(cells) if c.cell_type == "code" and "slot.stop()" in c.source)
+    assert at[id(code)] < at[id(graded)] < stop
+    assert not [c for c in cells if c is not graded and c.cell_type == "code" and re.search(r"check_exercise|^report\b", c.source, re.M)]
+    assert 'importlib.reload(importlib.import_module("labkit.grading"))' in graded.source
+    last = ast.parse(graded.source).body[-1]
+    assert isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and last.value.func.attr == "graded"
+    exercise, design = last.value.args[0].value, last.value.args[1].id
+    module, reach = grading.CHECKS[exercise]
+    assert graded.metadata.nbgrader["grade_id"] == f"{exercise}-check"
+    assert [k.arg for k in last.value.keywords] == [reach] and last.value.keywords[0].value.id == reach
+    assert re.search(rf"^(def|class) {design}\b", code.source, re.M)  # the student's own object
+    assert module.rsplit(".", 1)[0] in cells[2].source and hasattr(importlib.import_module(module), "check_exercise")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -83,6 +83,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.full  # full tier: starts JupyterLab (19 s)
 def test_jupyterlab_opens_on_the_first_notebook(tmp_path):
     (tmp_path / ".jupyter").mkdir()
     shutil.copy2(REPO / "hub" / "jupyter_server_config.py", tmp_path / ".jupyter" / "jupyter_server_config.py")

@@ -107,6 +107,7 @@ def test_a_paced_run_short_of_its_target_with_every_request_in_flight_names_the_
     assert limit_of(**{**common, "server": busy}, transaction_ms=20.0, throughput=2950.0, target_rate=3600.0)[0] == "server node1"
 
 
+@pytest.mark.full  # full tier: loads the machine for 15 s
 def test_the_lock_probe_does_not_count_waiting_for_a_busy_machine_as_waiting_for_the_lock():
     """With every core taken by other processes the probe wakes late because no core is free; the
     kernel's run-queue delay takes that out, so only the interpreter lock's share is left."""

@@ -89,6 +89,11 @@ class ExternalCassandraCluster(ExternalCluster):
         finally:
             session.cluster.shutdown()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the driver sessions (a copy in another process, such as the check's own Python a grade
+        cell starts, opens its own)."""
+        return {**self.__dict__, "_sessions": []}
+
     def stop(self) -> None:
         """Close the lab's own connections; the cluster keeps running."""
         for s in self._sessions:

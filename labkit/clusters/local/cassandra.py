@@ -410,6 +410,11 @@ class LocalCassandraCluster:
         budget = f"{state['node_cpu']:g} core per node" if state.get("node_cpu") else "no CPU budget"
         return f"{len(state.get('nodes', []))} node(s), {state.get('dcs', 1)} datacenter(s), {budget}"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the driver sessions (a copy in another process, such as the check's own Python a grade
+        cell starts, opens its own)."""
+        return {**self.__dict__, "_sessions": []}
+
     def release(self) -> None:
         """Close this object's driver sessions and leave the servers running (an adopted cluster's end)."""
         for s in self._sessions:

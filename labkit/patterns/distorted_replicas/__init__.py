@@ -28,6 +28,13 @@ PATTERN = Pattern(
         Setting("bits_per_key", 10, 1, 32, "size of each shard's counting Bloom filter: buckets per author it starts with", phases=("route",)),
     ),
     sizes={
+        "smoke": {  # every cell of the lesson at a third of quick's transactions (make test)
+            "read": NamedSweep("read", (1,), (4, 16), 200, {**QUICK, "groups": 1}, warmup=50),
+            "update": NamedSweep("update", (1,), (4, 16), 200, {**QUICK, "groups": 1}),
+            "by-author": NamedSweep("by-author", (1, 3), (4, 16), 150, QUICK, warmup=25),
+            "publish": NamedSweep("publish", (3,), (4, 16), 150, QUICK),
+            "route": NamedSweep("route", (2,), (4, 16), 200, QUICK, warmup=50),
+        },
         "quick": {
             "read": NamedSweep("read", (1,), (4, 16), 600, {**QUICK, "groups": 1}, warmup=100),
             "update": NamedSweep("update", (1,), (4, 16), 600, {**QUICK, "groups": 1}),

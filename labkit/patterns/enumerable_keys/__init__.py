@@ -25,6 +25,11 @@ PATTERN = Pattern(
                 phases=("paginate",)),
     ),
     sizes={
+        "smoke": {  # every cell of the lesson at a third of quick's comments written and pages read (make test)
+            "write": NamedSweep("write", (1,), (2, 10), 100),
+            "volume": NamedSweep("volume", (1,), (1,), 50, repeats=3),
+            "paginate": NamedSweep("paginate", (1,), (2, 10), 100, PAGINATE_QUICK),
+        },
         "quick": {
             "write": NamedSweep("write", (1,), (2, 10), 300),
             "volume": NamedSweep("volume", (1,), (1,), 100, repeats=3),

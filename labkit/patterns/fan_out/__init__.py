@@ -26,6 +26,11 @@ PATTERN = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
     ),
     sizes={
+        "smoke": {  # every cell of the lesson; the pages and the budgeted runs at half of quick's transactions (make test)
+            "post": NamedSweep("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
+            "paginate": NamedSweep("paginate", (3,), (2, 8), 150, QUICK_NETWORK, warmup=25),
+            "budgeted": NamedSweep("paginate", (1, 3), (16,), 100, QUICK_NETWORK, warmup=100, node_cpu=0.15),
+        },
         "quick": {
             "post": NamedSweep("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
             "paginate": NamedSweep("paginate", (3,), (2, 8), 300, QUICK_NETWORK, warmup=50),

@@ -24,6 +24,11 @@ PATTERN = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace (Cassandra; on MongoDB and Couchbase the cluster decides, leave it at 1)"),
     ),
     sizes={
+        "smoke": {  # every cell of the lesson at a third of quick's transactions (make test)
+            "register": NamedSweep("register", (3,), (2, 8), 200),
+            "login": NamedSweep("login", (1, 3), (2, 8), 200, {"users": 300}, warmup=50),
+            "budgeted": NamedSweep("login", (1, 3), (16,), 120, {"users": 300}, warmup=120, node_cpu=0.15),
+        },
         "quick": {
             "register": NamedSweep("register", (3,), (2, 8), 600),
             "login": NamedSweep("login", (1, 3), (2, 8), 600, {"users": 1000}, warmup=100),

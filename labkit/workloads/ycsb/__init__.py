@@ -51,6 +51,16 @@ WORKLOAD = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the ycsb keyspace"),
     ),
     sizes={
+        "smoke": {  # every cell of the lesson at half of quick's transactions and offered-load windows (make test)
+            "mix": NamedSweep("mix", (1,), (4, 16), 300, QUICK, warmup=150),
+            "primary-key": NamedSweep("mix", (1,), (4, 16), 300, {**QUICK, **PRIMARY_KEY}, warmup=300, approaches=("baseline/a",)),
+            "offered-load": NamedSweep("offered-load", (1,), (32,), 300, QUICK, warmup=150, node_cpu=0.5,
+                                 targets=(100, 400, 1600, 3200), target_seconds=1, past_knee=1, approaches=("baseline/c", "baseline/e")),
+            "cache": NamedSweep("cache", (1, 3), (32,), 800, {"records": 12000, **SPREAD}, warmup=1500, node_cpu=0.25, approaches=READ_ONLY),
+            "cache-fits": NamedSweep("cache", (1, 3), (32,), 800, {"records": 1500, **SPREAD}, warmup=1500, node_cpu=0.25, approaches=READ_ONLY),
+            "index-query": NamedSweep("index-query", (1,), (4,), 60, {**QUICK, "tags": 100}, warmup=10),
+            "index-insert": NamedSweep("index-insert", (1,), (16,), 300, QUICK, warmup=50),
+        },
         "quick": {
             "mix": NamedSweep("mix", (1,), (4, 16), 600, QUICK, warmup=300),
             "primary-key": NamedSweep("mix", (1,), (4, 16), 600, {**QUICK, **PRIMARY_KEY}, warmup=600, approaches=("baseline/a",)),

@@ -1,0 +1,57 @@
+"""Every lesson notebook executed once, at the `smoke` sizes (every cell runs, each sweep at its smallest),
+on real servers, with an answer given to every question: the notebook must run to its end, each verification
+cell asserts what its runs verified (a failed or unfinished verify raises there), and every result card it
+shows must carry a verdict on the answer given (tests/lesson_runs.py).
+
+Lesson 02 is not here: the nbgrader lesson flow (tests/notebooks/test_nbgrader_course.py) executes it once at
+the same sizes and checks it the same way, so no lesson runs twice in `make test`. make test-full runs every
+lesson again at the quick sizes under nbval."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from labkit.clusters.registry import clusters_dir
+from labkit.host.processes import processes_under
+from labkit.predictions import ABSENT, CARD_MIME, RIGHT, WRONG
+from lesson_runs import card_problems, check_lesson, execute_lesson, lessons
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[2]
+EXECUTED_ELSEWHERE = {"02_index_table": "tests/notebooks/test_nbgrader_course.py (the lesson released through nbgrader)"}
+
+
+NAMES = sorted(n for n in lessons() if n not in EXECUTED_ELSEWHERE)
+
+
+def test_every_lesson_notebook_is_executed_once_by_make_test():
+    on_disk = {p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    assert on_disk == set(lessons()), f"notebooks without a LESSON, or LESSONs without a notebook: {on_disk ^ set(lessons())}"
+    assert set(NAMES) | set(EXECUTED_ELSEWHERE) == on_disk
+
+
+def labkit_jvms() -> set[int]:
+    return {p.pid for p in processes_under(clusters_dir()) if "java" in p.name()}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_lesson_runs_every_cell_verifies_and_judges_every_card(name, tmp_path):
+    before = labkit_jvms()
+    check_lesson(execute_lesson(name, tmp_path / f"{name}.ipynb"))
+    assert labkit_jvms() - before == set(), "the lesson left servers running: it must end by stopping what it started"
+
+
+def test_a_card_without_a_verdict_is_named():
+    """The check above can fail: a card that judged nothing, and one without its measurement, are named."""
+    nb = nbformat.v4.new_notebook()
+    good = {"question": "a", "verdict": RIGHT, "measured": 3, "prediction": 3}
+    absent = {"question": "b", "verdict": ABSENT, "measured": 3, "prediction": 2}
+    unmeasured = {"question": "c", "verdict": WRONG, "measured": None, "prediction": 2}
+    cell = nbformat.v4.new_code_cell("card")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={CARD_MIME: card, "text/plain": "card"}) for card in (good, absent, unmeasured)]
+    nb.cells = [cell]
+    assert card_problems(nb) == ["b: verdict 'no prediction' (answer given: 2)", "c: verdict 'wrong' without a measurement"]
