@@ -104,6 +104,9 @@ class NamedSweep:
     """Skip a curve's higher offered loads after this many overloaded ones in a row (None: run them all)."""
     approaches: tuple[str, ...] = ()
     """The approaches this sweep compares by default; empty: every approach of its phase."""
+    warmup_block: bool | None = None
+    """SweepPlan.warmup_block: None lets the sweep decide; a `smoke` sweep has none (named_sweep), as its
+    numbers show only that the cells run, not how fast anything is."""
 
     @property
     def thread_range(self) -> tuple[int, int, int]:
@@ -233,6 +236,8 @@ class Pattern:
                 changes[key] = tuple(changes[key])
         if profile == "classroom" and "repeats" not in changes:
             changes["repeats"] = max(sweeps[name].repeats, CLASSROOM_REPEATS)
+        if profile == "smoke" and "warmup_block" not in changes and sweeps[name].warmup_block is None:
+            changes["warmup_block"] = False  # a cold cluster's first runs are slow, which a smoke run does not mind
         size = dataclasses.replace(sweeps[name], **changes)
         self.resolve(size.phase, size.settings)
         return size
@@ -249,7 +254,7 @@ class Pattern:
         fields: dict[str, Any] = dict(
             pattern=self.name, approaches=self.check_approaches(approaches or default, size.phase, engine), threads=list(size.threads),
             nodes=list(size.nodes), operations=size.operations, repeats=size.repeats, targets=list(size.targets) or [None],
-            target_seconds=size.target_seconds, past_knee=size.past_knee,
+            target_seconds=size.target_seconds, past_knee=size.past_knee, warmup_block=size.warmup_block,
             run_options={"warmup": size.warmup} if size.warmup else {}, labels=self.labels(size.phase, size.settings),
         )
         fields.update(changes)

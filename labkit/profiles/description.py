@@ -24,12 +24,13 @@ if TYPE_CHECKING:
 PHASE = "mix"
 DESIGN_PREFIX = "design/"
 PROFILE_SIZES = {
-    "smoke": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 300, warmup=50, repeats=3)},
+    "smoke": {PHASE: NamedSweep(PHASE, (1,), (16,), 150, warmup=20)},
     "quick": {PHASE: NamedSweep(PHASE, (1,), (4, 16), 600, warmup=100, repeats=3)},
     "classroom": {PHASE: NamedSweep(PHASE, (1, 3), (8, 32, 64), 6000, warmup=600, repeats=3)},
 }
 """Sizes when the profile gives none: a quick look, and the classroom's three thread counts on 1 and 3 nodes;
-3 repeats each, so every design-over-design ratio comes with an interval."""
+3 repeats each, so every design-over-design ratio comes with an interval. Smoke (make test) runs each design once
+at one thread count: every cell runs, and the ratio's card says too few repeats to judge."""
 
 
 def is_profile_path(name: str) -> bool:

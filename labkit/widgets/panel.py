@@ -124,6 +124,7 @@ class ControlPanel:
         self.resources = None if resources is None else dict(resources)
         """Passed to every workload, e.g. {"toxiproxy": toxiproxy}; None: the engine binding's own per Run."""
         self.run_options = {**({"warmup": size.warmup} if size and size.warmup else {}), **dict(run_options or {})}
+        self.warmup_block = size.warmup_block if size else None  # the size's say on a cold cluster's warm-up block
         self.clients = clients
         """'local:N' or 'dask://HOST:PORT': each Run's client processes as tasks on Dask workers, one per worker (runner.remote)."""
         self.store = store
@@ -242,6 +243,7 @@ class ControlPanel:
             operations=self.operations.value,
             repeats=self.repeats.value,
             run_options=self.run_options,
+            warmup_block=self.warmup_block,
             labels=self.pattern.labels(self.phase, self.chosen()),
         )
         return plan  # checked once, by the PatternSweep that Run makes of it

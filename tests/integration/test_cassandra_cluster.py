@@ -147,6 +147,7 @@ def test_killed_node_fails_quorum_for_its_ranges_but_not_one_and_restart_recover
     assert got == [f"value-{k}" for k in affected]
 
 
+@pytest.mark.full  # full tier: a node's temporary files (11 s, a cluster of its own)
 def test_a_nodes_temporary_files_live_in_its_own_directory_and_go_with_it():
     """lz4-java unpacks its native library into java.io.tmpdir at every start, and a killed JVM never
     deletes it: with the system's /tmp that was 202 files (21 MB) after one afternoon."""

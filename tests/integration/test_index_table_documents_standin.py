@@ -46,7 +46,7 @@ def test_couchbase_standin_runs_the_pattern_and_refuses_the_gsi_with_what_to_do(
     assert "terminate called" not in r.stderr  # the SDK was never asked for an index (it aborts the process on the mock's reply)
 
 
-@pytest.mark.parametrize("engine", ["mongodb", "couchbase"])
+@pytest.mark.parametrize("engine", ["mongodb", pytest.param("couchbase", marks=pytest.mark.full)])  # full tier: the second engine (8 s); MongoDB's keeps the spawn path in make test
 def test_two_client_processes_each_connect_themselves(engine, tmp_path):
     """With --processes 2 the workload is pickled into spawned processes: its live driver objects are not."""
     rows = sweep(engine, "login", tmp_path / "r.csv", "--approaches", "pattern", processes=2)

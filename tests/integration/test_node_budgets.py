@@ -94,6 +94,7 @@ OWNER = textwrap.dedent(
 )
 
 
+@pytest.mark.full  # full tier: control groups of a killed owner reaped (19 s); make test starts, budgets and stops groups above
 def test_kill_9_of_the_owner_leaves_groups_that_the_next_start_reaps_and_a_normal_stop_removes_its_own():
     owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
     try:

@@ -142,6 +142,7 @@ def test_an_a_a_control_measures_the_noise_floor_on_a_real_node(cluster):
     assert "noise floor on this machine (cassandra 5.0" in sentence and "3 blocks" in sentence and "4 threads" in sentence
 
 
+@pytest.mark.full  # full tier: the CLI's paced sweep (20 s, a cluster of its own); lesson 05 paces offered loads at smoke size and test_cli_cluster runs `labkit run`
 def test_labkit_run_ycsb_paces_each_offered_load(shared_clusters, tmp_path):
     shared_clusters.stop()  # the CLI starts its own cluster: one at a time
     labkit = str(Path(sys.executable).with_name("labkit"))

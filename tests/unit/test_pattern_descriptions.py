@@ -101,3 +101,15 @@ def test_a_sweep_can_be_overridden_and_the_result_is_checked():
         index_table.named_sweep("quick", "login", {"login": {"settings": {"users": 0}}})
     with pytest.raises(ConfigError, match="got colour"):
         index_table.named_sweep("quick", "login", {"login": {"colour": 1}})
+
+
+@pytest.mark.parametrize("pattern", ALL, ids=lambda p: p.name)
+def test_a_smoke_sweep_has_no_warm_up_block_and_the_others_let_the_sweep_decide(pattern):
+    """make test runs every lesson at smoke size: a cold cluster's unmeasured warm-up block would only cost time there."""
+    for name in pattern.sizes["smoke"]:
+        assert pattern.named_sweep("smoke", name).warmup_block is False
+        assert pattern.sweep_plan("smoke", name).warmup_block is False
+        assert pattern.sweep_plan("smoke", name, overrides={name: {"warmup_block": True}}).warmup_block is True
+    for profile in ("quick", "classroom"):
+        for name in pattern.sizes[profile]:
+            assert pattern.sweep_plan(profile, name).warmup_block is pattern.sizes[profile][name].warmup_block

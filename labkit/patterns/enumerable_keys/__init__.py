@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PAGE_SIZE, PHASES, CommentStore, check_plan, store_class, volume_runs
 
+PAGINATE_SMOKE = {"comments": 100, "delete_every": 7}
 PAGINATE_QUICK = {"comments": 300, "delete_every": 7}
 PAGINATE_CLASSROOM = {"comments": 3000, "delete_every": 7}  # the source's: 3,000 comments on one post
 
@@ -25,10 +26,11 @@ PATTERN = Pattern(
                 phases=("paginate",)),
     ),
     sizes={
-        "smoke": {  # every cell of the lesson at a third of quick's comments written and pages read (make test)
-            "write": NamedSweep("write", (1,), (2, 10), 100),
-            "volume": NamedSweep("volume", (1,), (1,), 50, repeats=3),
-            "paginate": NamedSweep("paginate", (1,), (2, 10), 100, PAGINATE_QUICK),
+        "smoke": {  # every cell of the lesson (make test): a third of quick's comments written, pages read and comments
+            # loaded, at its higher thread count only (one pair per card: "too few repeats"); volume: half its comments, two runs (the card's first and last)
+            "write": NamedSweep("write", (1,), (10,), 100),
+            "volume": NamedSweep("volume", (1,), (1,), 50, repeats=2),
+            "paginate": NamedSweep("paginate", (1,), (10,), 100, PAGINATE_SMOKE),
         },
         "quick": {
             "write": NamedSweep("write", (1,), (2, 10), 300),

@@ -10,6 +10,7 @@ from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PHASES, Network
 
 QUICK_NETWORK = {"users": 40, "follows": 10, "posts": 8}
+SMOKE_NETWORK = {"users": 20, "follows": 10, "posts": 4}  # 80 activities; still 10 followed users, so a page asks 10
 CLASSROOM_NETWORK = {"users": 200, "follows": 20, "posts": 10}  # the source: 1,000 users following 100, 80 posts each
 
 PATTERN = Pattern(
@@ -26,10 +27,11 @@ PATTERN = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
     ),
     sizes={
-        "smoke": {  # every cell of the lesson; the pages and the budgeted runs at half of quick's transactions (make test)
-            "post": NamedSweep("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),
-            "paginate": NamedSweep("paginate", (3,), (2, 8), 150, QUICK_NETWORK, warmup=25),
-            "budgeted": NamedSweep("paginate", (1, 3), (16,), 100, QUICK_NETWORK, warmup=100, node_cpu=0.15),
+        "smoke": {  # every cell of the lesson at its smallest (make test): 2 nodes, 20 users (a quarter of quick's activities), one thread count;
+            # every activity posted, 60 pages (a fifth of quick's), budgeted runs on 1 and 2 nodes at a fifth of quick's pages and warm-up
+            "post": NamedSweep("post", (2,), (8,), 20 * 4, SMOKE_NETWORK),
+            "paginate": NamedSweep("paginate", (2,), (8,), 60, SMOKE_NETWORK, warmup=10),
+            "budgeted": NamedSweep("paginate", (1, 2), (16,), 40, SMOKE_NETWORK, warmup=40, node_cpu=0.15),
         },
         "quick": {
             "post": NamedSweep("post", (3,), (2, 8), 40 * 8, QUICK_NETWORK),

@@ -19,6 +19,10 @@ SPREAD = {"distribution": "uniform", "chunk_cache_mb": 6}
 """The cache sweeps read every record alike (uniform), so the working set is the whole table: 12,000
 records of 1 KB are about 13 MiB on disk on one node (random fields hardly compress), 4.4 MiB per node on
 three, against a 6 MiB chunk cache; 1,500 records fit anywhere."""
+SMOKE = {"records": 1000}
+SMOKE_SPREAD = {**SPREAD, "chunk_cache_mb": 3}
+"""The smoke cache sweeps at half the quick table and half its chunk cache: 6,000 records, about 6.5 MiB on one
+node and 3.3 MiB per node on two, against 3 MiB; 750 records fit anywhere."""
 KNEE_MIXES = tuple(f"baseline/{m}" for m in ("a", "b", "c", "e"))
 """The mixes the classroom offered-load sweep (and its benchmark) paces."""
 READ_ONLY = ("baseline/c",)
@@ -51,15 +55,17 @@ WORKLOAD = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the ycsb keyspace"),
     ),
     sizes={
-        "smoke": {  # every cell of the lesson at half of quick's transactions and offered-load windows (make test)
-            "mix": NamedSweep("mix", (1,), (4, 16), 300, QUICK, warmup=150),
-            "primary-key": NamedSweep("mix", (1,), (4, 16), 300, {**QUICK, **PRIMARY_KEY}, warmup=300, approaches=("baseline/a",)),
-            "offered-load": NamedSweep("offered-load", (1,), (32,), 300, QUICK, warmup=150, node_cpu=0.5,
-                                 targets=(100, 400, 1600, 3200), target_seconds=1, past_knee=1, approaches=("baseline/c", "baseline/e")),
-            "cache": NamedSweep("cache", (1, 3), (32,), 800, {"records": 12000, **SPREAD}, warmup=1500, node_cpu=0.25, approaches=READ_ONLY),
-            "cache-fits": NamedSweep("cache", (1, 3), (32,), 800, {"records": 1500, **SPREAD}, warmup=1500, node_cpu=0.25, approaches=READ_ONLY),
-            "index-query": NamedSweep("index-query", (1,), (4,), 60, {**QUICK, "tags": 100}, warmup=10),
-            "index-insert": NamedSweep("index-insert", (1,), (16,), 300, QUICK, warmup=50),
+        "smoke": {  # every cell of the lesson at its smallest (make test): half of quick's records and mix transactions, one thread
+            # count; two offered loads held a quarter as long; a quarter of quick's inserts and cache reads, the cache on 1 and 2 nodes
+            "mix": NamedSweep("mix", (1,), (16,), 300, SMOKE, warmup=150),
+            "primary-key": NamedSweep("mix", (1,), (4, 16), 300, {**QUICK, **PRIMARY_KEY}, warmup=300, approaches=("baseline/a",)),  # no lesson runs it: half of quick's
+            "offered-load": NamedSweep("offered-load", (1,), (32,), 150, SMOKE, warmup=50, node_cpu=0.5,
+                                 targets=(400, 1600), target_seconds=0.5, past_knee=1, approaches=("baseline/c", "baseline/e")),  # both run 400
+            "cache": NamedSweep("cache", (1, 2), (32,), 375, {"records": 6000, **SMOKE_SPREAD}, warmup=1500, node_cpu=0.25,  # warm-up 1,500:
+                                approaches=READ_ONLY),                                                # each run warms itself, no warm-up block
+            "cache-fits": NamedSweep("cache", (1, 2), (32,), 375, {"records": 750, **SMOKE_SPREAD}, warmup=1500, node_cpu=0.25, approaches=READ_ONLY),
+            "index-query": NamedSweep("index-query", (1,), (4,), 60, {**SMOKE, "tags": 100}, warmup=10),  # 60: the indexed runs take long enough to meter
+            "index-insert": NamedSweep("index-insert", (1,), (16,), 150, SMOKE, warmup=25),
         },
         "quick": {
             "mix": NamedSweep("mix", (1,), (4, 16), 600, QUICK, warmup=300),
