@@ -14,10 +14,9 @@ import nbformat
 import papermill as pm
 
 import labkit.lessons
-from labkit.predictions import CARD_MIME, KINDS, NOISE, RIGHT, TOO_FEW, WRONG, Question
+from labkit.predictions import KINDS, Question, card_problems, cards_in
 
 REPO = Path(__file__).resolve().parents[1]
-VERDICTS = {RIGHT, WRONG, NOISE, TOO_FEW}
 CELL_TIMEOUT = 900
 
 
@@ -41,22 +40,6 @@ def an_answer(question: Question) -> Any:
     return question.checked(max(low, 1) if question.kind != "ratio" else max(low, 1.0))
 
 
-def cards_of(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
-    return [o["data"][CARD_MIME] for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if CARD_MIME in o.get("data", {})]
-
-
-def card_problems(nb: nbformat.NotebookNode) -> list[str]:
-    """Every card that judged nothing: no verdict, "no prediction" though an answer was given, or no measurement."""
-    problems = []
-    for card in cards_of(nb):
-        key, verdict = card.get("question"), card.get("verdict")
-        if verdict not in VERDICTS:
-            problems.append(f"{key}: verdict {verdict!r} (answer given: {card.get('prediction')!r})")
-        elif verdict != TOO_FEW and card.get("measured") in (None, ""):
-            problems.append(f"{key}: verdict {verdict!r} without a measurement")
-    return problems
-
-
 def execute_lesson(name: str, out: Path, source: Path | None = None, answers: dict[str, Any] | None = None,
                    **parameters: Any) -> nbformat.NotebookNode:
     """The lesson (`source`: a copy of it, e.g. one nbgrader released) at the smoke sizes with an answer to every
@@ -69,6 +52,10 @@ def execute_lesson(name: str, out: Path, source: Path | None = None, answers: di
 
 
 def check_lesson(nb: nbformat.NotebookNode) -> None:
-    assert cards_of(nb), "the lesson showed no result card"
-    problems = card_problems(nb)
-    assert problems == [], "cards without a verdict:\n" + "\n".join(problems)
+    """The lesson showed result cards, and each carries a verdict it can stand behind (labkit.predictions.card_problems):
+    every question was answered (the `predictions` papermill gave it), so a "no prediction" card is one that lost it."""
+    cards = cards_in(nb)
+    assert cards, "the lesson showed no result card"
+    answered = nb.metadata.get("papermill", {}).get("parameters", {}).get("predictions") or {}
+    problems = card_problems(nb, answered=answered)
+    assert problems == [], "cards without a verdict they can stand behind:\n" + "\n".join(problems)

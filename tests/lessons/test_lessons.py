@@ -16,8 +16,8 @@ import pytest
 
 from labkit.clusters.registry import clusters_dir
 from labkit.host.processes import processes_under
-from labkit.predictions import ABSENT, CARD_MIME, RIGHT, WRONG
-from lesson_runs import card_problems, check_lesson, execute_lesson, lessons
+from labkit.predictions import ABSENT, CARD_MIME, RIGHT, TOO_FEW, WRONG
+from lesson_runs import check_lesson, execute_lesson, lessons
 
 pytestmark = pytest.mark.integration
 
@@ -46,12 +46,27 @@ def test_lesson_runs_every_cell_verifies_and_judges_every_card(name, tmp_path):
 
 
 def test_a_card_without_a_verdict_is_named():
-    """The check above can fail: a card that judged nothing, and one without its measurement, are named."""
+    """The check above can fail: a card that lost the answer given, one that judged without a measurement and one
+    with no verdict are each named; a card with too few repeats to judge is not a problem."""
     nb = nbformat.v4.new_notebook()
-    good = {"question": "a", "verdict": RIGHT, "measured": 3, "prediction": 3}
-    absent = {"question": "b", "verdict": ABSENT, "measured": 3, "prediction": 2}
-    unmeasured = {"question": "c", "verdict": WRONG, "measured": None, "prediction": 2}
+    nb.metadata["papermill"] = {"parameters": {"predictions": {"a": 3, "b": 2, "c": 2, "d": 1, "e": 1}}}
+    cards = [{"question": "a", "verdict": RIGHT, "measured": 3, "prediction": 3},
+             {"question": "b", "verdict": ABSENT, "measured": 3, "prediction": None},
+             {"question": "c", "verdict": WRONG, "measured": None, "prediction": 2},
+             {"question": "d", "measured": 1, "prediction": 1},
+             {"question": "e", "verdict": TOO_FEW, "measured": None, "prediction": 1}]
     cell = nbformat.v4.new_code_cell("card")
-    cell.outputs = [nbformat.v4.new_output("display_data", data={CARD_MIME: card, "text/plain": "card"}) for card in (good, absent, unmeasured)]
+    cell.id = "cards"
+    cell.outputs = [nbformat.v4.new_output("display_data", data={CARD_MIME: card, "text/plain": "card"}) for card in cards]
     nb.cells = [cell]
-    assert card_problems(nb) == ["b: verdict 'no prediction' (answer given: 2)", "c: verdict 'wrong' without a measurement"]
+    with pytest.raises(AssertionError) as failed:
+        check_lesson(nb)
+    named = [line for line in str(failed.value).splitlines() if line.startswith("card ")]
+    assert named == ["card b in cell cards: verdict 'no prediction' though the run answered it",
+                     "card c in cell cards: verdict 'wrong' without a measured value (measured: None)",
+                     "card d in cell cards: no verdict"], str(failed.value)
+    nb.cells[0].outputs = nb.cells[0].outputs[:1] + nb.cells[0].outputs[4:]
+    check_lesson(nb)  # a right card and a too-few-repeats one pass
+    nb.cells[0].outputs = []
+    with pytest.raises(AssertionError, match="showed no result card"):
+        check_lesson(nb)
