@@ -75,19 +75,16 @@ for _kind, _rate in (("read-heavy", 800), ("write-heavy", 800), ("scan", 200)):
         TacticScenario(f"decommission-{_kind}", _kind, tactics.Decommission, 4, 0.25, _rate, records=5000, expect_s=60, after_s=15),
     ]
 
-SMOKE = [  # every section of notebook 06 runs (make test), none reads well: 2 s before and after each tactic, 1,000 records (the
-    # index 2,000), a 50-transaction warm-up (the index 10, as quick's), all on one 3-node cluster (the index too: no 1-node cluster to
-    # start and stop)
-    replace(_index("sai", 2000, 30, 2, 1, 2), nodes=3),
-    TacticScenario("consistency-quorum", "read-heavy", lambda: tactics.ChangeConsistency("QUORUM"), 3, 0.25, 300, records=1000, replication=3,
-               before_s=2, expect_s=2, after_s=2, warmup=50),
-    TacticScenario("node-cpu-0.5", "read-heavy", lambda: tactics.SetNodeCpu(0.5), 3, 0.25, 600, records=1000, before_s=2, expect_s=2, after_s=2,
-               warmup=50, restore=_budget_back(0.25)),
+_SMOKE_CHANGES = {  # what the smoke run changes in each quick plan; the tactics, loads and rates stay quick's
+    "create-index-sai": {"records": 2000, "nodes": 3, "expect_s": 1},  # on the 3 nodes the others use: no 1-node cluster to start and stop
     # expect_s 1: the repair and the bootstrap take longer than any smoke load, and the run waits for them after the load (no "after" window)
-    TacticScenario("raise-replication-3", "write-heavy", lambda: tactics.RaiseReplication(3), 3, 0.25, 200, records=1000, before_s=2, expect_s=1,
-               after_s=2, warmup=50),
-    TacticScenario("add-node", "update-heavy", tactics.AddNode, 3, 0.25, 400, records=1000, before_s=2, expect_s=1, after_s=2, warmup=50),
-]
+    "raise-replication-3": {"expect_s": 1},
+    "add-node": {"expect_s": 1},
+}
+SMOKE = [replace(plan, before_s=2, after_s=2, **{"records": 1000, "warmup": min(plan.warmup, 50), **_SMOKE_CHANGES.get(plan.key, {})})
+         for plan in QUICK]
+"""Every section of notebook 06 runs (make test), none reads well: quick's plans with 2 s before and after each tactic,
+1,000 records (the index 2,000), a warm-up of at most 50 transactions, all on one 3-node cluster."""
 
 SCENARIOS = {"smoke": SMOKE, "quick": QUICK, "classroom": CLASSROOM}
 
