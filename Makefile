@@ -43,11 +43,15 @@ browser-deps:
 
 ## test: what CI runs, at most 25 minutes: unit, integration on real servers, every lesson once at the smoke
 ## sizes, the exercises' checks, nbgrader and the browser once (docs/development.md). Then the table of its parts.
+## The unit tests run first, on two workers (pytest-xdist: they start no server, and most of them wait on timers),
+## then the rest one test at a time (one cluster on the machine at a time). Either run failing fails make test.
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider --durations=25
 test: venv system-deps browser-deps
 	@mkdir -p build
-	$(PYTEST) -m "not full" --junitxml=build/junit.xml tests; status=$$?; \
-	  $(PY) benchmarks/test_suite_parts.py build/junit.xml; exit $$status
+	$(PYTEST) -m "not full" -n 2 --junitxml=build/junit-unit.xml tests/unit; unit=$$?; \
+	  $(PYTEST) -m "not full" --junitxml=build/junit.xml --ignore=tests/unit tests; status=$$?; \
+	  $(PY) benchmarks/test_suite_parts.py build/junit-unit.xml build/junit.xml; \
+	  if [ $$unit -ne 0 ]; then exit $$unit; fi; exit $$status
 
 ## test-full: the rest, at most 75 minutes: the lessons at quick under nbval, soak, two Unix users, external
 ## providers, membership changes, HBase kill and reassignment, compose files, the slow unit tests. Run it before

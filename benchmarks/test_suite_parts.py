@@ -3,9 +3,13 @@
 Why: the README's table of the test suite's parts (make test within 25 minutes, make test-full within 75) comes from here, not
 from a reading of a log by eye.
 
-    make test                                   # writes build/junit.xml and prints this table
+    make test                                   # writes build/junit-unit.xml and build/junit.xml, prints this table
     make test-full                              # writes build/junit-full.xml and prints this table
-    .venv/bin/python benchmarks/test_suite_parts.py build/junit.xml [--modules]
+    .venv/bin/python benchmarks/test_suite_parts.py build/junit-unit.xml build/junit.xml [--modules]
+
+A part's seconds are the sum of its tests' times (set-up and teardown included). make test runs the unit tests on two
+workers (pytest-xdist), so their sum is more than the minutes they took: the last lines give each pytest run's own wall
+clock, which is what a run waits for.
 """
 
 from __future__ import annotations
@@ -45,29 +49,42 @@ def module_of(case: ET.Element) -> str:
     return "/".join(parts) + ".py"
 
 
-def seconds_by(report: str, key) -> collections.Counter:
+def seconds_by(reports: list[str], key) -> collections.Counter:
     totals: collections.Counter = collections.Counter()
-    for case in ET.parse(report).getroot().iter("testcase"):
-        totals[key(module_of(case))] += float(case.get("time") or 0)
+    for report in reports:
+        for case in ET.parse(report).getroot().iter("testcase"):
+            totals[key(module_of(case))] += float(case.get("time") or 0)
     return totals
+
+
+def wall_clock(report: str) -> float:
+    """The pytest run's own duration (JUnit's testsuite time): with workers in parallel, less than its tests' sum."""
+    root = ET.parse(report).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    return float(suite.get("time") or 0) if suite is not None else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("report", help="the JUnit XML pytest wrote (make test: build/junit.xml)")
+    parser.add_argument("reports", nargs="+", metavar="report",
+                        help="the JUnit XML files pytest wrote (make test: build/junit-unit.xml build/junit.xml)")
     parser.add_argument("--modules", action="store_true", help="also list each test file's seconds")
     args = parser.parse_args(argv)
     try:
-        parts = seconds_by(args.report, part_of)
+        parts = seconds_by(args.reports, part_of)
+        walls = {report: wall_clock(report) for report in args.reports}
     except (OSError, ET.ParseError) as exc:
-        print(f"cannot read {args.report}: {exc}; run `make test` first (it writes build/junit.xml)", file=sys.stderr)
+        print(f"cannot read {' '.join(args.reports)}: {exc}; run `make test` first (it writes build/junit-unit.xml and build/junit.xml)",
+              file=sys.stderr)
         return 1
     for part, secs in parts.most_common():
         print(f"{secs:8.0f} s  {part}")
-    print(f"{sum(parts.values()):8.0f} s  all tests (pytest's own start and collection not included)")
+    print(f"{sum(parts.values()):8.0f} s  all tests, summed (pytest's own start and collection not included)")
+    for report, secs in walls.items():
+        print(f"{secs:8.0f} s  wall clock of the pytest run that wrote {report}")
     if args.modules:
         print()
-        for module, secs in seconds_by(args.report, lambda m: m).most_common():
+        for module, secs in seconds_by(args.reports, lambda m: m).most_common():
             print(f"{secs:8.0f} s  {module}")
     return 0
 

@@ -16,7 +16,8 @@ from labkit.host.processes import processes_under
 from labkit.clusters.registry import clusters_dir
 from labkit.engines import cassandra as cql
 
-SHAPES: dict[str, dict[str, Any]] = {
+SHAPES: dict[str, dict[str, Any]] = {  # in the order the modules run: a module naming two shapes sits between their groups
+    "three_nodes": {"nodes": 3},  # a module that budgets it does so in place and lifts the budget when it is done
     "one_node": {"nodes": 1},
     "two_datacenters": {"nodes": 2, "dcs": 2},
 }
@@ -86,7 +87,7 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.integration)
     # modules sharing a shape run one after another (a stable sort: each module's tests keep their order)
     places = [i for i, item in enumerate(items) if "integration" in str(item.fspath)]
-    ordered = sorted((items[i] for i in places), key=shapes_of)
+    ordered = sorted((items[i] for i in places), key=lambda item: [list(SHAPES).index(shape) for shape in shapes_of(item)])
     for i, item in zip(places, ordered):
         items[i] = item
 

@@ -3,7 +3,6 @@ server's own traces say each approach touched."""
 
 import pytest
 
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.patterns.fan_out import cassandra as fan_out
 from labkit.patterns.fan_out.cassandra import FanOut, Network
 from labkit.patterns.index_table import cassandra as index_table
@@ -11,13 +10,14 @@ from labkit.patterns.index_table.cassandra import IndexTable
 from labkit.patterns.exercise import a_transaction
 from labkit.runner import RunOptions, Watch, run
 
+SHARED_CLUSTERS = ("three_nodes",)
 NODES = 3
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCassandraCluster(nodes=NODES) as c:
-        yield c
+def cluster(shared_clusters):
+    """The shared 3-node cluster (tests/integration/conftest.py), without the keyspaces of the module before."""
+    return shared_clusters.get("three_nodes", __name__)
 
 
 def closing(workload):

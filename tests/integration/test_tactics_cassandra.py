@@ -11,7 +11,6 @@ from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
 from labkit.clusters.local import budgets
-from labkit.clusters.local.cassandra import LocalCassandraCluster
 from labkit.engines import cassandra as cql
 from labkit.tactics import cassandra as tactics
 from labkit.tactics import run_under_load
@@ -23,10 +22,17 @@ QUICK = dict(threads=16, before_s=2, after_s=2, warmup=50)
 pytestmark = pytest.mark.skipif(not budgets.cgroups_writable(), reason="node CPU budgets need a cgroup cpu controller (root)")
 
 
+SHARED_CLUSTERS = ("three_nodes",)
+
+
 @pytest.fixture(scope="module")
-def cluster():
-    with LocalCassandraCluster(nodes=3, node_cpu=BUDGET) as c:
-        yield c
+def cluster(shared_clusters):
+    """The shared 3-node cluster (tests/integration/conftest.py) with every node budgeted in place, the budget lifted after."""
+    c = shared_clusters.get("three_nodes", __name__)
+    c.set_node_cpu(BUDGET)
+    yield c
+    if shared_clusters.cluster is c and c.live_nodes():
+        c.set_node_cpu(None)
 
 
 def _ran_cleanly(r):
