@@ -5,9 +5,9 @@ graded cell's number, nbgrader's partial credit).
 
 Two ways a student gets a cluster, both run here: the exercises whose check needs a cluster of its own (three
 nodes it stops one of, two datacenters behind proxies, MongoDB, a node its check holds to a CPU budget)
-start and stop it in the notebook; the four that need one Cassandra node run one after another on the node
-`labkit up` started, as a student who started one does: the notebook uses it and leaves it up (one start
-instead of eight).
+start and stop it in the notebook; those that need one Cassandra node run one after another on the node
+`labkit up` started, as a student who started one does: the notebook uses it and leaves it up (one start for them
+and nbgrader's autograde after them: fixture `one_node_up`, tests/notebooks/conftest.py).
 Exercise 02 is not here: tests/notebooks/test_nbgrader_course.py submits it solved, untouched and half right on the
 node `labkit up` started, so each of its versions executes once in make test."""
 
@@ -20,7 +20,7 @@ import papermill as pm
 import pytest
 
 from labkit import grading
-from labkit_up_node import jvms, labkit_up_node
+from labkit_up_node import jvms
 
 REPO = Path(__file__).resolve().parents[2]
 OWN_CLUSTER = ["00_getting_started.ipynb", "01_uuid_key.ipynb", "03_enumerable_keys.ipynb", "05_ycsb_workloads.ipynb", "06_tactics.ipynb"]
@@ -80,13 +80,6 @@ def test_solution_passes_its_check_and_scores_full_marks(name, tmp_path):
 def test_untouched_exercise_fails_its_check_helpfully_and_scores_zero(name, tmp_path):
     check_untouched(execute("exercises", name, tmp_path))
     assert jvms() == set()  # the stop cell after the grade stopped the cluster (05, 06: the check's own Python stopped the node it started)
-
-
-@pytest.fixture(scope="module")
-def one_node_up():
-    """The node `labkit up cassandra` starts (what a student may start before opening the exercises), and its JVM."""
-    with labkit_up_node() as started:
-        yield started
 
 
 def used_the_node_up(nb: nbformat.NotebookNode, jvms_up: set[int]) -> None:

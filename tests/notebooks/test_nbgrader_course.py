@@ -20,7 +20,6 @@ from pathlib import Path
 import nbformat
 
 from labkit import grading
-from labkit_up_node import labkit_up_node
 from labkit.predictions import JUDGED, TOO_FEW
 from lesson_runs import check_lesson, execute_lesson
 
@@ -66,7 +65,7 @@ def add_faking_cell(notebook: Path) -> None:
     nbformat.write(nb, notebook)
 
 
-def test_generate_release_submit_collect_autograde_export(tmp_path):
+def test_generate_release_submit_collect_autograde_export(tmp_path, one_node_up):
     course, exchange = tmp_path / "course", tmp_path / "exchange"
     (course / "source" / ASSIGNMENT).mkdir(parents=True)
     exchange.mkdir()
@@ -95,8 +94,8 @@ def test_generate_release_submit_collect_autograde_export(tmp_path):
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
-    with labkit_up_node():  # one node for every submission
-        nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
+    # one node for every submission: the one `labkit up` started for the exercises before (tests/notebooks/conftest.py)
+    nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
 
     grades = {row["student_id"]: float(row["score"]) for row in csv.DictReader((tmp_path / "grades.csv").open()) if row["assignment"] == ASSIGNMENT}
