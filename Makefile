@@ -44,11 +44,15 @@ browser-deps:
 ## test: what CI runs, at most 25 minutes: unit, integration on real servers, every lesson once at the smoke
 ## sizes, the exercises' checks, nbgrader and the browser once (docs/development.md). Then the table of its parts.
 ## The unit tests run first, on two workers (pytest-xdist: they start no server, and most of them wait on timers),
-## then the rest one test at a time (one cluster on the machine at a time). Either run failing fails make test.
+## while `labkit provision all` fetches and builds what the servers need at low priority (jars, stand-ins, toxiproxy:
+## on a fresh machine a minute or more; nothing to do on a warm one; its log in build/provision.log); then the rest
+## one test at a time (one cluster on the machine at a time). Either run failing fails make test.
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider --durations=25
 test: venv system-deps browser-deps
 	@mkdir -p build
-	$(PYTEST) -m "not full" -n 2 --junitxml=build/junit-unit.xml tests/unit; unit=$$?; \
+	nice -n 19 $(VENV)/bin/labkit provision all > build/provision.log 2>&1 & fetch=$$!; \
+	  $(PYTEST) -m "not full" -n 2 --junitxml=build/junit-unit.xml tests/unit; unit=$$?; \
+	  wait $$fetch || { echo "labkit provision all did not finish (the tests that need it say why):"; cat build/provision.log; }; \
 	  $(PYTEST) -m "not full" --junitxml=build/junit.xml --ignore=tests/unit tests; status=$$?; \
 	  $(PY) benchmarks/test_suite_parts.py build/junit-unit.xml build/junit.xml; \
 	  if [ $$unit -ne 0 ]; then exit $$unit; fi; exit $$status

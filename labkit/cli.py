@@ -68,14 +68,22 @@ def doctor(as_json: bool = typer.Option(False, "--json", help="Print the report 
 
 @app.command()
 def provision(
-    engine: str = typer.Argument("cassandra", help=ENGINE_HELP),
+    engine: str = typer.Argument("cassandra", help=ENGINE_HELP + " Or all: everything the lessons use."),
     shared: Path = typer.Option(None, "--shared", help="Fill a read-only cache in DIR for every user of this host (a lab server) "
                                 "instead of your own; students read it through LABKIT_SHARED_CACHE=DIR, or without it from /opt/labkit/cache."),
 ) -> None:
-    """Download what the embedded (local) servers need into the cache, so later starts work offline."""
+    """Download what the embedded (local) servers need into the cache, so later starts work offline (`all`: every
+    engine's jars, the stand-ins' and toxiproxy, which the lessons otherwise fetch or build on first use)."""
     from .clusters import check_engine, provider_for
     from .clusters.local import shared_cache
 
+    if engine == "all" and shared is None:
+        from .provisioning import provision_all
+
+        failed = provision_all(typer.echo)
+        if failed:
+            _fail(LabkitError(f"not ready: {', '.join(failed)} (the reasons above); the rest is in the cache"), code=1)
+        return
     try:
         check_engine(engine)
         cluster_cls = provider_for(engine, "local")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import tempfile
@@ -35,6 +36,14 @@ def resolve(coordinates: list[str], target: Path, what: str) -> Path:
         for g, a, v in (c.split(":") for c in coordinates)
     )
     target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one resolver at a time (`labkit provision all` beside a first start): the second finds it done
+        if (target / ".complete").exists():
+            return target
+        return _resolve(mvn, dependencies, coordinates, target, what)
+
+
+def _resolve(mvn: str, dependencies: str, coordinates: list[str], target: Path, what: str) -> Path:
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".resolve-") as tmp:
         work = Path(tmp)
         (work / "pom.xml").write_text(_POM.format(dependencies=dependencies))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import fcntl
 import re
 import shutil
 import subprocess
@@ -45,10 +46,14 @@ def install() -> Path:
     if go is None:
         raise NotAvailableError("latency faults need toxiproxy, which labkit builds with Go: "
                                 "install Go 1.19 or newer (Debian/Ubuntu: apt-get install golang-go) and try again")
-    go, env = go_for_toxiproxy(go)
     target.parent.mkdir(parents=True, exist_ok=True)
-    env["GOBIN"] = str(target.parent)
-    proc = subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
+    with open(target.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time (`labkit provision all` beside a first lesson): the second finds it built
+        if target.exists():
+            return target
+        go, env = go_for_toxiproxy(go)
+        env["GOBIN"] = str(target.parent)
+        proc = subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
     if proc.returncode != 0 or not target.exists():
         raise NotAvailableError(f"building toxiproxy {VERSION} failed (is proxy.golang.org reachable?):\n{proc.stderr[-2000:]}")
     return target

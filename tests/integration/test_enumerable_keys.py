@@ -25,6 +25,7 @@ def server(request, shared_clusters):
         yield cluster
 
 
+@pytest.mark.full  # full tier: lesson 03 at smoke writes concurrent comments on every engine with both approaches and asserts every run verified
 @pytest.mark.parametrize("approach", ek.APPROACHES)
 def test_concurrent_comments_on_one_post_are_all_kept(server, approach):
     workload = ek.PATTERN.workload(approach, server, 400, phase="write")
@@ -37,6 +38,7 @@ def test_concurrent_comments_on_one_post_are_all_kept(server, approach):
     assert result.verification.checks["comments"] == result.verification.checks["new"] == 400
 
 
+@pytest.mark.full  # full tier: lesson 03 at smoke pages with every 7th comment deleted, and its verify checks the gaps and the order
 @pytest.mark.parametrize("approach", ek.APPROACHES)
 def test_pages_come_newest_first_and_fill_the_gaps_of_deleted_comments(server, approach):
     workload = ek.PATTERN.workload(approach, server, 200, phase="paginate", comments=95, delete_every=4)
@@ -74,6 +76,7 @@ def test_volume_runs_keep_earlier_comments_and_only_the_list_grows_the_post(serv
     assert sizes["pattern"][1][1] == sizes["pattern"][0][1] < 1000  # the pattern's post holds a counter only
 
 
+@pytest.mark.full  # full tier: the unit tests feed verify lost comments; every lesson 03 verify reads the engines' stored comments
 def test_a_lost_update_is_caught_by_verify(server):
     class ForgetsEveryTenth(ek.store_class(server.info().engine)):
         def add(self, tx, text):

@@ -43,6 +43,7 @@ def test_nodes_are_split_into_two_datacenters(two_dcs):
     assert seen == {first: ("dc1", {"dc2"}), second: ("dc2", {"dc1"})}
 
 
+@pytest.mark.full  # full tier: lesson 01 at smoke cuts, heals and repairs the same way, and assert_partition_outcome needs the cut to have held both ways
 def test_partition_hides_writes_in_both_directions_until_heal_and_repair(two_dcs):
     s1 = two_dcs.session(dc="dc1")
     s2 = two_dcs.session(dc="dc2")

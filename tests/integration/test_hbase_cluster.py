@@ -143,7 +143,7 @@ def test_sequential_keys_send_every_write_to_one_region_and_hashed_keys_to_all(c
     connection.close()
 
 
-@pytest.mark.parametrize("approach", ["baseline/a", "baseline/d", "baseline/e"])
+@pytest.mark.parametrize("approach", ["baseline/a", pytest.param("baseline/d", marks=pytest.mark.full), "baseline/e"])  # full tier: D (its reads and inserts are in A and E)
 def test_ycsb_mixes_run_through_the_gateway_and_verify_every_record(cluster, approach):
     """The lab's YCSB on HBase: two client processes of happybase calls on helper threads; afterwards the table holds
     exactly the loaded records plus every insert (D inserts; E scans and inserts)."""

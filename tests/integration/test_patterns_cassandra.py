@@ -32,6 +32,7 @@ def closing(workload):
     return _Ctx()
 
 
+@pytest.mark.full  # full tier: lesson 02 at smoke registers and logs in with all three approaches and asserts every run verified
 @pytest.mark.parametrize("approach", index_table.APPROACHES)
 def test_index_table_register_then_login_finds_every_user(cluster, approach):
     users = 300
@@ -78,6 +79,7 @@ def test_traces_show_scatter_gather_for_indexes_and_single_nodes_for_the_lookup(
 NETWORK = Network(users=30, follows=12, posts=5)  # follows > page size: a page cannot be one round
 
 
+@pytest.mark.full  # full tier: lesson 04 at smoke posts and pages with both approaches and asserts every run verified (each feed, newest first)
 @pytest.mark.parametrize("approach", fan_out.APPROACHES)
 def test_fan_out_post_then_paginate_keeps_every_activity_in_order(cluster, approach):
     with closing(FanOut(cluster.addresses, approach, "post", NETWORK)) as w:

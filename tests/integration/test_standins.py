@@ -43,6 +43,7 @@ def test_the_mongodb_standin_says_what_it_is_and_listens_on_loopback_only(mongo)
     assert listening_addresses(pid) == {"127.0.0.1"}
 
 
+@pytest.mark.full  # full tier: lesson 03 at smoke writes concurrent comments ($push, $inc) to the stand-in and asserts every run verified
 def test_the_mongodb_standin_loses_no_concurrent_push_or_inc(mongo):
     client = mongo.client()
     try:
@@ -62,6 +63,7 @@ def test_the_mongodb_standin_loses_no_concurrent_push_or_inc(mongo):
         client.close()
 
 
+@pytest.mark.full  # full tier: lesson 03 at smoke counts comments on the stand-in and asserts every run verified
 def test_the_mongodb_standin_counter_is_exact_when_read_before_the_increment(mongo):
     from pymongo import ReturnDocument
 
@@ -87,6 +89,7 @@ def test_the_couchbase_standin_says_what_it_is_and_listens_on_loopback_only(couc
     assert listening_addresses(pid) == {"127.0.0.1"}
 
 
+@pytest.mark.full  # full tier: lesson 03 at smoke writes to the Couchbase stand-in (increment, compare-and-swap) and asserts every run verified
 def test_the_couchbase_standin_counts_and_compares_and_swaps_exactly(couchbase):
     from couchbase.exceptions import CasMismatchException, DocumentNotFoundException
     from couchbase.options import DeltaValue, IncrementOptions, SignedInt64

@@ -55,6 +55,7 @@ def test_create_index_is_built_on_every_node_and_queries_by_tag_stay_exact(clust
     assert trace.rows == 20 and any("index" in activity.lower() for _src, activity in trace.activities)
 
 
+@pytest.mark.full  # full tier: lesson 06 at smoke changes the consistency on 3 nodes, and the tactic's evidence raises unless every statement took it
 def test_consistency_change_reaches_the_statements_and_a_traced_read_asks_two_replicas(cluster):
     w = workload_for("read-heavy", cluster, records=1000, replication=3)
     r = run_under_load(cluster, w, tactics.ChangeConsistency("QUORUM"), kind="read-heavy", rate=100, expect_s=2, **QUICK)
@@ -62,6 +63,7 @@ def test_consistency_change_reaches_the_statements_and_a_traced_read_asks_two_re
     assert r.evidence["consistency"] == "QUORUM" and r.evidence["traced_read_nodes"] >= 2
 
 
+@pytest.mark.full  # full tier: lesson 06 at smoke re-budgets its nodes, and the tactic's evidence raises unless every control group took the quota
 def test_node_cpu_budget_changes_in_every_nodes_control_group(cluster):
     w = workload_for("read-heavy", cluster, records=1000, replication=3)
     try:

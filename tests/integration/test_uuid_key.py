@@ -29,6 +29,7 @@ def toxiproxy():
         yield toxi
 
 
+@pytest.mark.full  # full tier: lesson 01 at smoke runs both approaches without a partition and asserts every run verified
 @pytest.mark.parametrize("approach", ["naive", "pattern"])
 def test_without_a_partition_every_registration_is_kept(two_regions, toxiproxy, approach):
     workload, result = uuid_key.availability_test(two_regions, approach, USERS, THREADS, toxiproxy, one_way_ms=5)
@@ -61,6 +62,7 @@ def test_ireland_pays_the_round_trip_for_every_counter_key(two_regions, toxiprox
         workload.close_process()
 
 
+@pytest.mark.full  # full tier: lesson 01 at smoke asserts exactly this outcome (assert_partition_outcome)
 def test_a_partition_makes_counter_keys_collide_and_uuids_survive(two_regions):
     workload, result = uuid_key.partition_test(two_regions, "naive", USERS, THREADS)
     verification = result.verification
@@ -96,6 +98,7 @@ def test_a_run_stopped_mid_partition_heals_when_closed(two_regions):
     assert not rules() and not workload.partitioned
 
 
+@pytest.mark.full  # full tier: test_exercise_checks runs exercise 01's check with its named wrong design, and solution 01 passes it
 def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_regions):
     from labkit.patterns.uuid_key.exercise import UuidKeyExercise, check_exercise
 

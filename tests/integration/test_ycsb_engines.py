@@ -1,7 +1,8 @@
 """YCSB's core workload on a real Cassandra node (and, for mechanics only, on the MongoDB stand-in): the
 load phase writes exactly `records` records, scans return at most what they ask for in token order (key
 order on MongoDB), inserting mixes lose nothing, the index phases find every tagged record, the cache
-phase reads through the chunk cache it asked for, and `labkit run ycsb --target` paces its runs."""
+phase refuses a node without its chunk cache (test_ycsb_cache.py reads through one), and `labkit run ycsb
+--target` paces its runs."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_a_scan_returns_at_most_the_count_asked_for_in_token_order(cluster):
         w.close_process()
 
 
-@pytest.mark.parametrize("mix", ["d", "e", "insert-mostly", "f"])
+@pytest.mark.parametrize("mix", ["d", *(pytest.param(m, marks=pytest.mark.full) for m in ("e", "insert-mostly", "f"))])  # full tier: the other three (lesson 05 at smoke runs every mix and asserts each verified); d keeps greenlet workers in make test
 def test_a_mix_that_inserts_or_rewrites_loses_nothing(cluster, mix):
     w = ycsb(cluster, f"baseline/{mix}")
     try:
@@ -100,6 +101,7 @@ def test_both_client_paths_run_the_same_transactions_lose_nothing_and_say_which_
     assert rows["acsylla"]["verify_checks"] == rows["cassandra-driver"]["verify_checks"]
 
 
+@pytest.mark.full  # full tier: lesson 05 at smoke queries by tag without an index, with 2i and with SAI, and asserts every run verified
 @pytest.mark.parametrize("approach", ["baseline/no-index", "baseline/2i", "baseline/sai"])
 def test_a_query_by_tag_finds_every_tagged_record_with_or_without_an_index(cluster, approach):
     w = ycsb(cluster, approach, phase="index-query", tags=10)
@@ -155,18 +157,6 @@ def test_labkit_run_ycsb_paces_each_offered_load(shared_clusters, tmp_path):
     assert list(rows.target_rate) == [100, 100, 300, 300] and list(rows.operations) == [100, 100, 300, 300]
     assert set(rows.phase) == {"offered-load"} and rows.verify_ok.all() and rows.intended_p95_us.notna().all()
     assert "offered" in done.stdout
-
-
-def test_a_cache_sweep_reads_flushed_data_through_the_chunk_cache_and_counts_hits():
-    from labkit.patterns.pattern_sweep import run_pattern_sweep
-    from labkit.workloads.ycsb.cassandra import hit_ratios
-
-    plan = WORKLOAD.sweep_plan("quick", "cache", nodes=[1], threads=[8], operations=400, run_options={"warmup": 0})
-    rows = hit_ratios(run_pattern_sweep(WORKLOAD, plan, settings={"records": 3000, "chunk_cache_mb": 1}, echo=lambda line: None))
-    row = rows.iloc[0]
-    assert row.verify_ok and row.chunk_cache_mb == 1 and row.distribution == "uniform"
-    assert row.server_counter_chunk_cache_requests >= 400  # every read went to an SSTable through the cache (the memtable was flushed)
-    assert 0 <= row.chunk_cache_hit_ratio < 1  # 3,000 records of 1 KB do not fit 1 MiB
 
 
 # ---- the MongoDB binding, on the lab's MongoDB stand-in: mechanics only (no performance claim) --------

@@ -5,7 +5,8 @@ an extra cell, inserted by this test right after the parameters, that patches th
 register(): every 7th user is silently not written, yet the run counts the transaction as done. The register
 panel's check cell must then raise VerificationFailed, and nothing after it may run. The notebook is executed
 as papermill parameterises it and as nbclient runs it (stopping at the first error); the kernel stays up after
-the failure just long enough to stop the lesson's cluster (its closing cell never ran).
+the failure just long enough to let its cluster go (its closing cell never ran). It runs on the node `labkit up`
+started, in the block of tests that share it (tests/conftest.py), and leaves that node up.
 
 Run it: .venv/bin/python -m pytest -q -m integration tests/lessons/test_dropped_write.py"""
 
@@ -49,7 +50,7 @@ def _register_dropping_some(self, tx, n):
 
 
 IndexTable.register = _register_dropping_some'''
-CLEANUP = 'if "slot" in globals():\n    slot.stop()  # the lesson\'s closing cell, which the failure kept from running'
+CLEANUP = 'if "slot" in globals():\n    slot.stop()  # the lesson\'s closing cell, which the failure kept from running (an adopted node stays up)'
 
 
 def labkit_jvms() -> set[int]:
@@ -65,8 +66,7 @@ def lesson_dropping_writes() -> nbformat.NotebookNode:
     return parameterize_notebook(nb, PARAMETERS)  # papermill's injected-parameters cell, after the parameters cell
 
 
-def test_a_lesson_whose_workload_drops_a_write_fails_at_its_check_cell(tmp_path):
-    before = labkit_jvms()
+def test_a_lesson_whose_workload_drops_a_write_fails_at_its_check_cell(tmp_path, one_node_up):
     nb = lesson_dropping_writes()
     client = NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     failure = None
@@ -95,4 +95,6 @@ def test_a_lesson_whose_workload_drops_a_write_fails_at_its_check_cell(tmp_path)
     report = "".join(o.get("text", "") for o in nb.cells[check].outputs if o.get("output_type") == "stream")
     runs = report.strip().splitlines()[-1]
     assert runs.startswith("3 runs, 3 failed verification"), report  # each approach lost its dropped users
-    assert labkit_jvms() - before == set(), "the lesson's cluster was left running"
+    said = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream")
+    assert "using the cluster `labkit up` started" in said, said[:2000]
+    assert labkit_jvms() == one_node_up, "the lesson stopped the node `labkit up` started, or left a cluster of its own running"

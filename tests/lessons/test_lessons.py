@@ -5,7 +5,11 @@ shows must carry a verdict on the answer given (tests/lesson_runs.py).
 
 Lesson 02 is not here: the nbgrader lesson flow (tests/notebooks/test_nbgrader_course.py) executes it once at
 the same sizes and checks it the same way, so no lesson runs twice in `make test`. make test-full runs every
-lesson again at the quick sizes under nbval."""
+lesson again at the quick sizes under nbval.
+
+The lessons that begin on one unbudgeted node and keep it (ON_NODE_UP) run on the node `labkit up` started, as a
+student who started one first does: the lesson says it uses that node and leaves it up (tests/conftest.py runs them
+in one block with the exercises that use it)."""
 
 from __future__ import annotations
 
@@ -26,23 +30,34 @@ EXECUTED_ELSEWHERE = {"02_index_table": "tests/notebooks/test_nbgrader_course.py
 
 
 NAMES = sorted(n for n in lessons() if n not in EXECUTED_ELSEWHERE)
+ON_NODE_UP = ["03_enumerable_keys", "08_your_design"]
 
 
 def test_every_lesson_notebook_is_executed_once_by_make_test():
     on_disk = {p.stem for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     assert on_disk == set(lessons()), f"notebooks without a LESSON, or LESSONs without a notebook: {on_disk ^ set(lessons())}"
     assert set(NAMES) | set(EXECUTED_ELSEWHERE) == on_disk
+    assert set(ON_NODE_UP) <= set(NAMES)
 
 
 def labkit_jvms() -> set[int]:
     return {p.pid for p in processes_under(clusters_dir()) if "java" in p.name()}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ON_NODE_UP])
 def test_lesson_runs_every_cell_verifies_and_judges_every_card(name, tmp_path):
     before = labkit_jvms()
     check_lesson(execute_lesson(name, tmp_path / f"{name}.ipynb"))
     assert labkit_jvms() - before == set(), "the lesson left servers running: it must end by stopping what it started"
+
+
+@pytest.mark.parametrize("name", ON_NODE_UP)
+def test_lesson_on_the_node_labkit_up_started_verifies_and_judges_every_card(name, tmp_path, one_node_up):
+    nb = execute_lesson(name, tmp_path / f"{name}.ipynb")
+    check_lesson(nb)
+    said = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "stream")
+    assert "using the cluster `labkit up` started" in said, "the lesson started a node of its own beside the one `labkit up` started"
+    assert labkit_jvms() == one_node_up, "the lesson stopped the node `labkit up` started, or left servers of its own running"
 
 
 def test_a_card_without_a_verdict_is_named():

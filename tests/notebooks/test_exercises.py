@@ -7,7 +7,7 @@ Two ways a student gets a cluster, both run here: the exercises whose check need
 nodes it stops one of, two datacenters behind proxies, MongoDB, a node its check holds to a CPU budget)
 start and stop it in the notebook; those that need one Cassandra node run one after another on the node
 `labkit up` started, as a student who started one does: the notebook uses it and leaves it up (one start for them
-and nbgrader's autograde after them: fixture `one_node_up`, tests/notebooks/conftest.py).
+and nbgrader's autograde after them: fixture `one_node_up`, tests/conftest.py).
 Exercise 02 is not here: tests/notebooks/test_nbgrader_course.py submits it solved, untouched and half right on the
 node `labkit up` started, so each of its versions executes once in make test."""
 

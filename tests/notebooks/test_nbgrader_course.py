@@ -94,7 +94,7 @@ def test_generate_release_submit_collect_autograde_export(tmp_path, one_node_up)
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
-    # one node for every submission: the one `labkit up` started for the exercises before (tests/notebooks/conftest.py)
+    # one node for every submission: the one `labkit up` started for the exercises before (tests/conftest.py)
     nbgrader("autograde", ASSIGNMENT, "--create", "--force", cwd=course, timeout=1500)
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
 
@@ -117,7 +117,7 @@ def test_generate_release_submit_collect_autograde_export(tmp_path, one_node_up)
 LESSON = "02_index_table.ipynb"
 
 
-def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path):
+def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path, one_node_up):
     course, exchange = tmp_path / "course", tmp_path / "exchange"
     (course / "source" / "lesson-02").mkdir(parents=True)
     exchange.mkdir()
@@ -133,8 +133,12 @@ def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path
     nbgrader("fetch_assignment", "lesson-02", "--course", "lab", cwd=home)
     fetched = home / "lab" / "lesson-02" / LESSON
     # the student runs the lesson (here papermill at the smoke sizes, her answers given as the notebook's parameter):
-    # lesson 02's one execution in make test, checked as tests/lessons checks the others
-    check_lesson(execute_lesson("02_index_table", fetched, source=fetched, answers={"index_nodes": 1, "login_winner": "the secondary index"}))
+    # lesson 02's one execution in make test, checked as tests/lessons checks the others; it begins on the node
+    # `labkit up` started and replaces it for its budgeted sweep on 2 nodes, as it would a student's
+    run = execute_lesson("02_index_table", fetched, source=fetched, answers={"index_nodes": 1, "login_winner": "the secondary index"})
+    check_lesson(run)
+    said = "".join(o.get("text", "") for c in run.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "stream")
+    assert "using the cluster `labkit up` started" in said, said[:2000]
     nbgrader("submit", "lesson-02", "--course", "lab", "--student", "carol", cwd=home)
     nbgrader("collect", "lesson-02", cwd=course)
 

@@ -128,7 +128,7 @@ LAYERS = [  # bottom to top: a module imports only its own package and packages 
     ("labkit.profiles", "labkit.workloads"),
     ("labkit.tactics", "labkit.noise"),
     ("labkit.widgets", "labkit.catalogue"),
-    ("labkit.lessons", "labkit.report", "labkit.doctor"),
+    ("labkit.lessons", "labkit.report", "labkit.doctor", "labkit.provisioning"),
     ("labkit.class_view", "labkit.batch", "labkit.grading"),
     ("labkit.cli",),
     ("labkit.__main__",),

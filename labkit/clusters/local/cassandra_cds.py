@@ -9,6 +9,7 @@ A node started with a stale or mismatched archive just ignores it (-Xshare:auto)
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import time
@@ -40,6 +41,13 @@ def ensure_archive(version: str = install.DEFAULT_VERSION, timeout: float = 120)
     target = archive_path(version)
     if target.exists():
         return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / ".app-cds.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one training node at a time (`labkit provision all` beside a first start): the second finds it made
+        return target if target.exists() else _train(target, version, timeout)
+
+
+def _train(target: Path, version: str, timeout: float) -> Path | None:
     work = clusters_dir() / "cassandra-cds"
     for proc in processes.processes_under(work):  # a training node an interrupted run left
         processes.stop(proc, graceful=False)
@@ -49,7 +57,6 @@ def ensure_archive(version: str = install.DEFAULT_VERSION, timeout: float = 120)
         return None  # something serves it; the cluster start will report it
     spec = NodeSpec(1, address, "dc1", "rack1", 0, JMX_PORT, str(work / "node1"))
     write_node_files(spec, [address], "labkit-cds")
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".jsa.partial")
     cmd = server_command(install.require_java17(), install.classpath(version), spec, install.MAIN_CLASS)
     cmd.insert(1, f"-XX:ArchiveClassesAtExit={partial}")

@@ -66,6 +66,13 @@ public class LabkitCouchbaseStandin {
 """
 
 
+def install() -> str:
+    """The classpath of the jars and the compiled launcher, in labkit's cache (made once)."""
+    home = cache_dir(f"CouchbaseMock-{VERSION}")
+    lib = maven.resolve([f"com.couchbase.mock:CouchbaseMock:{VERSION}"], home / "lib", f"CouchbaseMock {VERSION}")
+    return compiled_launcher(home, LAUNCHER, LAUNCHER_SOURCE, lib)
+
+
 class StandinCouchbase(StandinServer):
     """CouchbaseMock with one node and one `lab` bucket, REST on 127.0.0.1:18091."""
 
@@ -79,10 +86,7 @@ class StandinCouchbase(StandinServer):
     exception) on the mock's reply to an index request, so a workload must not send one."""
 
     def command(self) -> list[str]:
-        home = cache_dir(f"CouchbaseMock-{VERSION}")
-        lib = maven.resolve([f"com.couchbase.mock:CouchbaseMock:{VERSION}"], home / "lib", f"CouchbaseMock {VERSION}")
-        classpath = compiled_launcher(home, LAUNCHER, LAUNCHER_SOURCE, lib)
-        return [java(), f"-Dlabkit.dir={self.directory}", "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", classpath, LAUNCHER, str(self.port), f"{BUCKET}::couchbase"]
+        return [java(), f"-Dlabkit.dir={self.directory}", "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", install(), LAUNCHER, str(self.port), f"{BUCKET}::couchbase"]
 
     def kv_port(self) -> int:
         """The bucket's key-value port, from the mock's own bucket description."""

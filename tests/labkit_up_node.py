@@ -1,7 +1,7 @@
 """The one Cassandra node `labkit up` starts, for the tests that run notebooks on it as a student who started one
-does (the exercises test's one-node exercises, then nbgrader's autograde, on the same node): started and stopped with
-labkit's own commands, which track it by PID, and no JVM of labkit's before or after. One place, so both tests start
-the node the same way a student and INSTRUCTORS.md do."""
+does (two lessons, the one-node exercises, nbgrader's autograde and its lesson flow, on the same node: tests/conftest.py):
+started and stopped with labkit's own commands, which track it by PID, and no JVM of labkit's before or after. One
+place, so every test starts the node the same way a student and INSTRUCTORS.md do."""
 
 from __future__ import annotations
 
@@ -22,13 +22,16 @@ def jvms() -> set[int]:
 
 class NodeUp:
     """`labkit up cassandra --nodes 1` once for consecutive tests that use it, `labkit down` when the next one does not
-    (tests/notebooks/conftest.py), so the exercises and nbgrader's autograde share one start."""
+    (tests/conftest.py), so they share one start. A test whose notebook replaced the node (a lesson's sweep on another
+    shape stops it, as it would a student's) leaves it gone: the next test that asks for it gets a new one."""
 
     def __init__(self) -> None:
         self.pids: set[int] | None = None  # the node's JVM while it runs
 
     def start(self) -> set[int]:
         """The running node's JVM PID, after `labkit up` if it is not up yet."""
+        if self.pids is not None and not self.pids <= jvms():
+            self.stop()  # replaced by a notebook's own cluster, which that notebook stopped
         if self.pids is None:
             assert jvms() == set(), "a cluster is still running before `labkit up`"
             up = subprocess.run([LABKIT, "up", "cassandra", "--nodes", "1"], capture_output=True, text=True, timeout=300)
