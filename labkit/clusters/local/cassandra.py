@@ -477,7 +477,8 @@ class LocalCassandraCluster:
         """Run one query with tracing and report which nodes served it."""
         from cassandra import ConsistencyLevel
 
-        s = session or (self._sessions[0] if self._sessions else self.session())
+        open_ = [x for x in self._sessions if not (x.is_shutdown or x.cluster.is_shutdown)]  # a caller may have shut one down
+        s = session or (open_[0] if open_ else self.session())
         return cql.trace(s, statement, params, consistency if consistency is not None else ConsistencyLevel.ONE)
 
     def node(self, which: int | str) -> CassandraNode:
