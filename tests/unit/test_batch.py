@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from labkit import batch
 
@@ -36,6 +37,7 @@ def test_batch_runs_all_notebooks_and_reports_failures(tmp_path: Path):
     assert (out / "00_ok.html").exists() and (out / "01_broken.html").exists()
 
 
+@pytest.mark.full  # full tier: a slow unit test (5.5 s of make test's unit run on 2026-12-03)
 def test_a_batch_kernel_is_told_no_one_will_answer_a_prediction(tmp_path: Path, monkeypatch):
     monkeypatch.delenv("LABKIT_BATCH", raising=False)
     src, out = tmp_path / "notebooks", tmp_path / "build"
@@ -48,6 +50,7 @@ def test_a_batch_kernel_is_told_no_one_will_answer_a_prediction(tmp_path: Path, 
     assert "LABKIT_BATCH" not in os.environ  # only while the notebooks run
 
 
+@pytest.mark.full  # full tier: a slow unit test (5.6 s of make test's unit run on 2026-12-03)
 def test_the_report_says_which_runs_had_a_prediction(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path / "home"))
     src, out = tmp_path / "notebooks", tmp_path / "build"

@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import ycsb_cache  # noqa: E402
 
 
+@pytest.mark.full  # full tier: a slow unit test (3.0 s of make test's unit run on 2026-12-03)
 def test_spills_over_fits_pairs_by_block_and_growth_is_unpaired():
     rows = []
     for repeat, drift in enumerate((1.0, 1.3, 0.8)):  # a block-wide drift the pairing cancels

@@ -67,6 +67,7 @@ def test_plain_steps_need_every_step_before_them():
     assert report.steps[-1][2] == "not checked: it needs “first” to pass first"
 
 
+@pytest.mark.full  # full tier: a slow unit test (7.5 s of make test's unit run on 2026-12-03)
 def test_a_step_stuck_in_a_loop_is_stopped_at_the_time_limit_and_the_rest_not_checked():
     def runaway(report):
         while True:  # a student's loop that never calls the database again

@@ -100,6 +100,7 @@ def test_autograded_folders_and_plain_folders_name_the_student(tmp_path):
         figure(rows, "02_index_table", "mongo_shards")
 
 
+@pytest.mark.full  # full tier: a slow unit test (7.5 s of make test's unit run on 2026-12-03)
 def test_labkit_class_predictions_prints_and_writes_the_summary(tmp_path):
     make_class(tmp_path)
     done = subprocess.run([str(Path(sys.executable).with_name("labkit")), "class", "predictions", str(tmp_path / "submitted"),
@@ -110,6 +111,7 @@ def test_labkit_class_predictions_prints_and_writes_the_summary(tmp_path):
     assert (tmp_path / "class.csv").read_text().count("\n") == 3 and (tmp_path / "class.html").read_text().count("plotly-graph-div") >= 2
 
 
+@pytest.mark.full  # full tier: a slow unit test (8.8 s of make test's unit run on 2026-12-03)
 def test_the_instructor_notebook_shows_a_generated_class(tmp_path):
     import papermill as pm
 

@@ -79,6 +79,7 @@ def test_the_old_grade_cell_scored_a_faked_report_and_the_new_one_scores_the_des
     assert "register(), login(), lookup_tables() each still raise NotImplementedError" in said, said
 
 
+@pytest.mark.full  # full tier: a slow unit test (3.0 s of make test's unit run on 2026-12-03)
 def test_a_check_that_starts_its_own_node_is_run_on_a_slot_made_afresh(undone, capsys):
     """Exercise 06 hands its check a slot: the fresh Python makes one like the notebook's; a malformed choice with a
     faked check in the kernel still scores 0 with the real check's sentence."""

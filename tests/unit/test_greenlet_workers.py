@@ -129,6 +129,7 @@ def test_a_call_without_an_asynchronous_form_still_overlaps_on_helper_threads():
     assert r.count == 80 and w.most == 8
 
 
+@pytest.mark.full  # full tier: a slow unit test (4.0 s of make test's unit run on 2026-12-03)
 def test_a_paced_run_shows_a_stall_in_latency_from_the_intended_start_not_in_service_time():
     """One request stalls 200 ms: the transactions scheduled behind it start late. Service time sees one
     slow transaction (below p99 of 400); latency from the intended start sees every late one."""
@@ -148,6 +149,7 @@ def test_an_unpaced_run_has_no_intended_latency(workers):
     assert r.intended is None and "intended_p99_us" not in r.to_row()
 
 
+@pytest.mark.full  # full tier: a slow unit test (4.0 s of make test's unit run on 2026-12-03)
 def test_thread_workers_record_the_intended_start_too():
     server = FakeAsyncServer(delay=0.001, stall_at=100, stall_s=0.2)
     r = run(KeyReads(server), threads=1, operations=400, options=RunOptions(target_rate=100))

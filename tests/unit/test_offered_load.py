@@ -78,6 +78,7 @@ class SleepyWorkload:
         tx.call("nap", __import__("time").sleep, 0.02)
 
 
+@pytest.mark.full  # full tier: a slow unit test (5.1 s of make test's unit run on 2026-12-03)
 def test_an_offered_load_sweep_stops_a_curve_once_it_is_past_the_knee():
     from labkit.clusters.base import ClusterInfo
     from labkit.results import sweep

@@ -36,6 +36,7 @@ def test_a_loopback_cluster_is_refused_with_workers_elsewhere(monkeypatch):
     check_reachable(["10.0.0.9"], {"tcp://10.0.0.7:4032": "host2"})
 
 
+@pytest.mark.full  # full tier: a slow unit test (4.6 s of make test's unit run on 2026-12-03)
 @pytest.mark.timeout(120)
 def test_two_dask_workers_run_the_exact_operations_and_merge_exactly():
     """A LocalCluster of 2 worker processes, each one client process of the run (a fake workload: the runner only)."""

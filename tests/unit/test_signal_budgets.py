@@ -21,6 +21,7 @@ def cores_used(proc: psutil.Process, seconds: float = 3.0) -> float:
     return (sum(proc.cpu_times()[:2]) - c0) / (time.monotonic() - t0)
 
 
+@pytest.mark.full  # full tier: a slow unit test (7.3 s of make test's unit run on 2026-12-03)
 def test_a_busy_process_gets_its_budget_then_runs_freely_when_lifted(tmp_path, monkeypatch):
     monkeypatch.setenv(signal_budgets.ENV, "signals")  # the helper even where control groups are writable
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])

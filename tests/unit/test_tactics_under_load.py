@@ -69,6 +69,7 @@ class Speedup(Tactic):
         return {"delay": workload.delay}
 
 
+@pytest.mark.full  # full tier: a slow unit test (6.1 s of make test's unit run on 2026-12-03)
 def test_the_tactic_starts_on_time_and_the_windows_show_its_effect():
     w = SlowThenFast()
     r = run_under_load(FakeCluster(), w, Speedup(takes=1.0), kind="read-heavy", rate=100, threads=8, before_s=2, expect_s=2, after_s=2, warmup=0)
@@ -86,6 +87,7 @@ def test_the_tactic_starts_on_time_and_the_windows_show_its_effect():
     assert {t["window"] for t in r.timeline_rows()} >= {"before", "during", "after"}
 
 
+@pytest.mark.full  # full tier: a slow unit test (3.0 s of make test's unit run on 2026-12-03)
 def test_a_failing_tactic_keeps_the_measured_run_and_says_why():
     r = run_under_load(FakeCluster(), SlowThenFast(), Speedup(takes=0.2, fail=True), kind="read-heavy", rate=50, threads=4,
                        before_s=1, expect_s=1, after_s=1, warmup=0)
@@ -93,6 +95,7 @@ def test_a_failing_tactic_keeps_the_measured_run_and_says_why():
     assert r.result.count == 150 and r.row()["tactic_error"].startswith("TacticError")
 
 
+@pytest.mark.full  # full tier: a slow unit test (4.0 s of make test's unit run on 2026-12-03)
 def test_a_tactic_slower_than_the_load_is_waited_for_and_reported_after_the_run():
     r = run_under_load(FakeCluster(), SlowThenFast(), Speedup(takes=3.0), kind="read-heavy", rate=50, threads=4,
                        before_s=1, expect_s=1, after_s=1, warmup=0)
@@ -172,6 +175,7 @@ def test_timeline_keeps_latency_from_the_scheduled_start_per_second_and_over_the
     assert t.window(0, 2).get_total_count() == 3 and t.window(0, 2, intended=True).get_total_count() == 2
 
 
+@pytest.mark.full  # full tier: a slow unit test (7.0 s of make test's unit run on 2026-12-03)
 def test_a_tactic_that_settles_keeps_its_first_seconds_after_the_effect_out_of_after():
     tactic = Speedup(takes=0.5)
     tactic.settle_s = 2

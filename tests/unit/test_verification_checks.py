@@ -126,6 +126,7 @@ def test_the_report_reads_verify_ok_as_text_and_numpy_bools():
         assert_verified(as_text)
 
 
+@pytest.mark.full  # full tier: a slow unit test (4.2 s of make test's unit run on 2026-12-03)
 def test_a_notebook_stops_at_the_failed_check_and_runs_nothing_after_it(tmp_path):
     """What the check cells are for, without a server: under nbclient (as under papermill and nbval) the cell
     raises VerificationFailed, execution stops there, and the cells after it do not run."""

@@ -134,6 +134,7 @@ def test_changing_nodes_restarts_the_cluster_with_that_size():
     assert {"naive · 2 nodes", "naive · 2 nodes · run 2", "pattern · 4 nodes · run 3"} <= names
 
 
+@pytest.mark.full  # full tier: a slow unit test (9.0 s of make test's unit run on 2026-12-03)
 def test_stop_keeps_what_was_measured_and_marks_the_partial_run():
     panel, _ = make_panel(sleep_s=0.01, threads=(1, 2), operations=400)
     panel.run(wait=False)

@@ -86,7 +86,7 @@ def top_shares(counts: Counter, draws: int) -> tuple[float, float]:
     return ranked[0] / draws, sum(ranked) / draws
 
 
-@pytest.mark.parametrize("records", [1000, 100_000])
+@pytest.mark.parametrize("records", [1000, pytest.param(100_000, marks=pytest.mark.full)])  # full tier: the larger key space, a slow unit test (4.0 s)
 def test_zipfian_keys_take_the_shares_ycsb_gives_them(records):
     draws = 1_000_000
     keys, rng = KeyChooser("zipfian", records), random.Random(records)
