@@ -1,6 +1,6 @@
 """The instructor's nbgrader course flow, exactly as INSTRUCTORS.md lists it, with nbgrader's own command-line
-tools on one exercise: generate, release, three students fetch and submit (one solves it, one writes a half-right
-design, one leaves it untouched), collect, autograde on real servers (every submission on the one node `labkit up`
+tools on one exercise: generate, release, three students fetch and submit from JupyterLab's Assignments tab (one solves
+it, one writes a half-right design, one leaves it untouched), collect, autograde on real servers (every submission on the one node `labkit up`
 started, as INSTRUCTORS.md suggests for a class), export. The solved one scores full marks,
 the half-right one partial credit with its failed criteria named, the untouched one zero. The half-right and the
 untouched submissions each carry a cell that fakes a pass in the kernel (`report`, `check_exercise` as the module's
@@ -10,6 +10,7 @@ class's predictions from what nbgrader collected."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shutil
@@ -35,6 +36,29 @@ def nbgrader(*args: str, cwd: Path, timeout: int = 900) -> subprocess.CompletedP
     done = subprocess.run([NBGRADER, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
+
+
+def as_the_assignments_tab(step: str, assignment: str, home: Path, student: str) -> None:
+    """A student's fetch or submit as JupyterLab's Assignments tab makes it: nbgrader's exchange classes called in the
+    Jupyter server's Python with the config read from the student's home (what the tab's handler,
+    nbgrader.server_extensions.assignment_list, does), not a command line of its own (6 s each, mostly imports).
+    On a hub nbgrader names the student after the Unix user; here one user submits for three, so the name is set."""
+    from nbgrader.apps import NbGrader
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+
+    with contextlib.chdir(home):  # the tab's handler reads nbgrader_config.py from the directory it serves
+        app = NbGrader()
+        app.load_config_file()
+        config = app.config
+        config.CourseDirectory.root = str(home)
+        config.CourseDirectory.course_id = "lab"
+        config.CourseDirectory.assignment_id = assignment
+        config.CourseDirectory.student_id = student
+        exchange = ExchangeFactory(config=config)
+        action = {"fetch": exchange.FetchAssignment, "submit": exchange.Submit}[step]
+        action(coursedir=CourseDirectory(config=config), authenticator=Authenticator(config=config), config=config).start()
 
 
 def config(course: Path, exchange: Path) -> str:
@@ -82,15 +106,14 @@ def test_generate_release_submit_collect_autograde_export(tmp_path, one_node_up)
         home = tmp_path / student
         home.mkdir()
         (home / "nbgrader_config.py").write_text(config(course, exchange).replace(f"c.CourseDirectory.root = {str(course)!r}\n", ""))
-        nbgrader("fetch_assignment", ASSIGNMENT, "--course", "lab", cwd=home)
+        as_the_assignments_tab("fetch", ASSIGNMENT, home, student)
         if student == "alice":
             write_solution_into(home / "lab" / ASSIGNMENT / EXERCISE)  # fetched into <course>/<assignment>
         if student == "carol":
             write_solution_into(home / "lab" / ASSIGNMENT / EXERCISE, HALF_RIGHT)
         if student in ("bob", "carol"):  # the grade must not read what these cells rebind
             add_faking_cell(home / "lab" / ASSIGNMENT / EXERCISE)
-        # on a hub each student is a user of their own and nbgrader takes the name from it; here one user submits for both
-        nbgrader("submit", ASSIGNMENT, "--course", "lab", "--student", student, cwd=home)
+        as_the_assignments_tab("submit", ASSIGNMENT, home, student)
 
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["alice", "bob", "carol"]
@@ -130,7 +153,7 @@ def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path
     home = tmp_path / "carol"
     home.mkdir()
     (home / "nbgrader_config.py").write_text(config(course, exchange).replace(f"c.CourseDirectory.root = {str(course)!r}\n", ""))
-    nbgrader("fetch_assignment", "lesson-02", "--course", "lab", cwd=home)
+    as_the_assignments_tab("fetch", "lesson-02", home, "carol")
     fetched = home / "lab" / "lesson-02" / LESSON
     # the student runs the lesson (here papermill at the smoke sizes, her answers given as the notebook's parameter):
     # lesson 02's one execution in make test, checked as tests/lessons checks the others; it begins on the node
@@ -139,7 +162,7 @@ def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path
     check_lesson(run)
     said = "".join(o.get("text", "") for c in run.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "stream")
     assert "using the cluster `labkit up` started" in said, said[:2000]
-    nbgrader("submit", "lesson-02", "--course", "lab", "--student", "carol", cwd=home)
+    as_the_assignments_tab("submit", "lesson-02", home, "carol")
     nbgrader("collect", "lesson-02", cwd=course)
 
     done = subprocess.run([LABKIT, "predictions", str(course / "submitted"), "--out", str(tmp_path / "class.csv")],
