@@ -77,7 +77,10 @@ def provision(
     from .clusters import check_engine, provider_for
     from .clusters.local import shared_cache
 
-    if engine == "all" and shared is None:
+    if engine == "all" and shared is not None:
+        _fail(ConfigError("`labkit provision all --shared DIR` is not supported: fill the shared cache one engine at a time "
+                          "(`labkit provision cassandra --shared DIR`, then `labkit provision hbase --shared DIR`)"))
+    if engine == "all":
         from .provisioning import provision_all
 
         failed = provision_all(typer.echo)

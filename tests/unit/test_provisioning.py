@@ -69,3 +69,10 @@ def test_two_resolvers_of_the_same_jars_resolve_them_once(tmp_path, monkeypatch)
     for t in threads:
         t.join()
     assert runs == ["the jars"] and results == [target, target]
+
+
+def test_all_into_a_shared_cache_is_refused_with_what_to_run_instead(monkeypatch, tmp_path):
+    monkeypatch.setattr(provisioning, "STEPS", {part: (lambda: (_ for _ in ()).throw(AssertionError("nothing may run"))) for part in provisioning.PARTS})
+    result = CliRunner().invoke(app, ["provision", "all", "--shared", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "labkit provision cassandra --shared DIR" in result.output and "unknown engine" not in result.output, result.output
