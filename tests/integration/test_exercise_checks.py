@@ -5,9 +5,6 @@ Small sizes: what is tested is the check's judgement, not speed."""
 
 from __future__ import annotations
 
-import itertools
-import threading
-
 import pytest
 
 from labkit.clusters.standin.mongodb import StandinMongo
@@ -17,7 +14,6 @@ from labkit.patterns.fan_out import exercise as fan_out
 from labkit.patterns.fan_out.core import Network
 from labkit.patterns.index_table import exercise as index_table
 from labkit.patterns.index_table.cassandra import IndexTable
-from labkit.patterns.uuid_key import exercise as uuid_key
 
 
 def failed_at(report, step_words: str, *said: str) -> None:
@@ -29,7 +25,7 @@ def failed_at(report, step_words: str, *said: str) -> None:
         assert words in detail, str(report)
 
 
-SHARED_CLUSTERS = ("one_node", "two_datacenters")
+SHARED_CLUSTERS = ("one_node",)  # UUID Key's check on two datacenters is in test_uuid_key.py (the one-node block runs as one)
 
 
 @pytest.fixture(scope="module")
@@ -293,47 +289,6 @@ def test_distorted_replicas_scores_a_filtering_author_page_in_part_and_passes_an
     assert 0 < report.score() < 10 and len(report.failed()) == 1, report
     report = dr.check_exercise(ReplicasInOneBatch, one_node, publications=120, operations=40)
     assert report.passed and report.score() == 10, report
-
-
-# ---- UUID Key (two datacenters) ------------------------------------------------------------------
-
-
-class CounterInOneProcess(uuid_key.UuidKeyExercise):
-    """Keys from a counter in this process: unique here, repeated by any other process or region."""
-
-    _next = itertools.count(1)
-    _lock = threading.Lock()
-
-    def next_key(self, tx, region):
-        with CounterInOneProcess._lock:
-            return next(CounterInOneProcess._next)
-
-    def new_key(self, tx, region):
-        import uuid
-
-        return uuid.uuid4()
-
-
-def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters, monkeypatch):
-    """In a student's namespace (a course's shared cluster): the check reads the counter the student's workload wrote,
-    and repairs the student's keyspace after the partition."""
-    from labkit.engines import cassandra as cql
-    from labkit.namespace import ENV
-    from labkit.patterns.uuid_key.cassandra import HOME_KEYSPACE, KEYSPACE
-
-    monkeypatch.setenv(ENV, "checker")
-    cluster = shared_clusters.get("two_datacenters", __name__)  # one cluster at a time: the one-node cluster stops
-    report = uuid_key.check_exercise(CounterInOneProcess, cluster, users=6, threads=2)
-    failed_at(report, "database's counter", f"checker_{HOME_KEYSPACE}.key_counter says 0")
-    assert [ok for step, ok, _ in report.steps if "during a partition" in step] == [True], str(report)  # healed and repaired in the namespace
-    session = cql.connect(cluster.datacenters()["dc1"], dc="dc1")
-    try:
-        keyspaces = {r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")}
-        assert {f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"} <= keyspaces
-        for keyspace in (f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"):
-            session.execute(f"DROP KEYSPACE IF EXISTS {keyspace}", timeout=120)
-    finally:
-        session.cluster.shutdown()
 
 
 # ---- Enumerable Keys (MongoDB stand-in) ----------------------------------------------------------

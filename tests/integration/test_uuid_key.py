@@ -2,6 +2,8 @@
 vanish, UUIDs keep every record; without a partition both keep every record; Ireland pays the WAN round
 trip for every counter key."""
 
+import itertools
+import threading
 import uuid
 
 import pytest
@@ -9,6 +11,8 @@ import pytest
 from labkit.faults import Toxiproxy, heal_all
 from labkit.faults.partition import rules
 from labkit.patterns.uuid_key import cassandra as uuid_key
+from labkit.patterns.uuid_key import exercise as uuid_key_exercise
+from test_exercise_checks import failed_at
 
 USERS = 60  # per region
 THREADS = 4
@@ -117,3 +121,44 @@ def test_the_exercise_check_catches_a_counter_without_compare_and_set(two_region
     report = check_exercise(ReadThenWrite, two_regions, users=30, threads=6)
     assert not report.passed
     assert "the key generator is not atomic" in str(report), str(report)
+
+
+# ---- the exercise's check (tests/integration/test_exercise_checks.py has the others) ----------------
+
+
+class CounterInOneProcess(uuid_key_exercise.UuidKeyExercise):
+    """Keys from a counter in this process: unique here, repeated by any other process or region."""
+
+    _next = itertools.count(1)
+    _lock = threading.Lock()
+
+    def next_key(self, tx, region):
+        with CounterInOneProcess._lock:
+            return next(CounterInOneProcess._next)
+
+    def new_key(self, tx, region):
+        import uuid
+
+        return uuid.uuid4()
+
+
+def test_uuid_key_refuses_a_counter_kept_in_the_process(shared_clusters, monkeypatch):
+    """In a student's namespace (a course's shared cluster): the check reads the counter the student's workload wrote,
+    and repairs the student's keyspace after the partition."""
+    from labkit.engines import cassandra as cql
+    from labkit.namespace import ENV
+    from labkit.patterns.uuid_key.cassandra import HOME_KEYSPACE, KEYSPACE
+
+    monkeypatch.setenv(ENV, "checker")
+    cluster = shared_clusters.get("two_datacenters", __name__)
+    report = uuid_key_exercise.check_exercise(CounterInOneProcess, cluster, users=6, threads=2)
+    failed_at(report, "database's counter", f"checker_{HOME_KEYSPACE}.key_counter says 0")
+    assert [ok for step, ok, _ in report.steps if "during a partition" in step] == [True], str(report)  # healed and repaired in the namespace
+    session = cql.connect(cluster.datacenters()["dc1"], dc="dc1")
+    try:
+        keyspaces = {r.keyspace_name for r in session.execute("SELECT keyspace_name FROM system_schema.keyspaces")}
+        assert {f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"} <= keyspaces
+        for keyspace in (f"checker_{KEYSPACE}", f"checker_{HOME_KEYSPACE}"):
+            session.execute(f"DROP KEYSPACE IF EXISTS {keyspace}", timeout=120)
+    finally:
+        session.cluster.shutdown()

@@ -23,6 +23,7 @@ from papermill.parameterize import parameterize_notebook
 
 from labkit.clusters.registry import clusters_dir
 from labkit.host.processes import processes_under
+from shared_clusters import said_in
 
 pytestmark = pytest.mark.integration
 
@@ -95,6 +96,6 @@ def test_a_lesson_whose_workload_drops_a_write_fails_at_its_check_cell(tmp_path,
     report = "".join(o.get("text", "") for o in nb.cells[check].outputs if o.get("output_type") == "stream")
     runs = report.strip().splitlines()[-1]
     assert runs.startswith("3 runs, 3 failed verification"), report  # each approach lost its dropped users
-    said = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "stream")
+    said = said_in(nb)
     assert "using the cluster `labkit up` started" in said, said[:2000]
     assert labkit_jvms() == one_node_up, "the lesson stopped the node `labkit up` started, or left a cluster of its own running"

@@ -3,11 +3,12 @@ as nbgrader grades them: a solution passes its check and scores full marks; an u
 what is missing (no traceback in the check), leaves no server of its own running, and scores zero (the
 graded cell's number, nbgrader's partial credit).
 
-Two ways a student gets a cluster, both run here: the exercises whose check needs a cluster of its own (three
-nodes it stops one of, two datacenters behind proxies, MongoDB, a node its check holds to a CPU budget)
-start and stop it in the notebook; those that need one Cassandra node run one after another on the node
-`labkit up` started, as a student who started one does: the notebook uses it and leaves it up (one start for them
-and nbgrader's autograde after them: fixture `one_node_up`, tests/conftest.py).
+Two ways a student gets a cluster, both run here: the exercises whose check needs a cluster of its own (MongoDB's
+stand-in, a node its check holds to a CPU budget) start and stop it in the notebook; those that need one Cassandra
+node, three nodes (00: its check stops one and starts it again) or two datacenters (01) run on the cluster of that
+shape `labkit up` started, as a student who started one does: the notebook uses it and leaves it up (one start for
+them, the integration tests and lessons on that shape: fixtures `one_node_up`, `three_nodes_up`, `two_datacenters_up`,
+tests/conftest.py).
 Exercise 02 is not here: tests/notebooks/test_nbgrader_course.py submits it solved, untouched and half right on the
 node `labkit up` started, so each of its versions executes once in make test."""
 
@@ -20,11 +21,13 @@ import papermill as pm
 import pytest
 
 from labkit import grading
-from labkit_up_node import jvms
+from shared_clusters import SHARED, jvms, said_in
 
 REPO = Path(__file__).resolve().parents[2]
-OWN_CLUSTER = ["00_getting_started.ipynb", "01_uuid_key.ipynb", "03_enumerable_keys.ipynb", "05_ycsb_workloads.ipynb", "06_tactics.ipynb"]
+OWN_CLUSTER = ["03_enumerable_keys.ipynb", "05_ycsb_workloads.ipynb", "06_tactics.ipynb"]
 ON_ONE_NODE_UP = ["04_fan_out_on_write.ipynb", "07_distorted_replicas.ipynb", "08_your_design.ipynb"]
+ON_THREE_NODES_UP = ["00_getting_started.ipynb"]
+ON_TWO_DATACENTERS_UP = ["01_uuid_key.ipynb"]
 
 
 def execute(kind: str, name: str, out_dir: Path) -> nbformat.NotebookNode:
@@ -75,16 +78,29 @@ def test_solution_passes_its_check_and_scores_full_marks(name, tmp_path):
     assert jvms() == set()  # the notebook stopped the cluster it started
 
 
-@pytest.mark.full  # full tier: the untouched copies that start a cluster of their own (94 s); make test has the one-node ones
-@pytest.mark.parametrize("name", OWN_CLUSTER)
+@pytest.mark.full  # full tier: the untouched copies that start a cluster of their own or need three nodes or two datacenters (94 s); make test has the one-node ones
+@pytest.mark.parametrize("name", OWN_CLUSTER + ON_THREE_NODES_UP + ON_TWO_DATACENTERS_UP)
 def test_untouched_exercise_fails_its_check_helpfully_and_scores_zero(name, tmp_path):
     check_untouched(execute("exercises", name, tmp_path))
     assert jvms() == set()  # the stop cell after the grade stopped the cluster (05, 06: the check's own Python stopped the node it started)
 
 
+@pytest.mark.parametrize("name", ON_THREE_NODES_UP)
+def test_solution_on_the_three_nodes_labkit_up_started_scores_full_marks(name, tmp_path, three_nodes_up):
+    nb = execute("solutions", name, tmp_path)
+    check_solution(nb)
+    SHARED.still_up(said_in(nb))
+
+
+@pytest.mark.parametrize("name", ON_TWO_DATACENTERS_UP)
+def test_solution_on_the_two_datacenters_labkit_up_started_scores_full_marks(name, tmp_path, two_datacenters_up):
+    nb = execute("solutions", name, tmp_path)
+    check_solution(nb)
+    SHARED.still_up(said_in(nb))
+
+
 def used_the_node_up(nb: nbformat.NotebookNode, jvms_up: set[int]) -> None:
-    said = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "stream")
-    assert "using the cluster `labkit up` started" in said, said[:2000]
+    SHARED.still_up(said_in(nb))
     assert jvms() == jvms_up  # it started nothing of its own and left the node up
 
 

@@ -19,10 +19,12 @@ import sys
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from labkit import grading
 from labkit.predictions import JUDGED, TOO_FEW
 from lesson_runs import check_lesson, execute_lesson
+from shared_clusters import said_in
 
 REPO = Path(__file__).resolve().parents[2]
 NBGRADER = str(Path(sys.executable).with_name("nbgrader"))
@@ -140,6 +142,7 @@ def test_generate_release_submit_collect_autograde_export(tmp_path, one_node_up)
 LESSON = "02_index_table.ipynb"
 
 
+@pytest.mark.replaces_shared_cluster  # its 2-node budgeted sweep replaces the node: last of the one-node block
 def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path, one_node_up):
     course, exchange = tmp_path / "course", tmp_path / "exchange"
     (course / "source" / "lesson-02").mkdir(parents=True)
@@ -160,7 +163,7 @@ def test_a_lesson_released_ungraded_gives_back_the_students_predictions(tmp_path
     # `labkit up` started and replaces it for its budgeted sweep on 2 nodes, as it would a student's
     run = execute_lesson("02_index_table", fetched, source=fetched, answers={"index_nodes": 1, "login_winner": "the secondary index"})
     check_lesson(run)
-    said = "".join(o.get("text", "") for c in run.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "stream")
+    said = said_in(run)
     assert "using the cluster `labkit up` started" in said, said[:2000]
     as_the_assignments_tab("submit", "lesson-02", home, "carol")
     nbgrader("collect", "lesson-02", cwd=course)
