@@ -9,7 +9,11 @@ its statements on its cassandra-driver session, and when the runner's greenlet w
 `session.execute(prepared, params)` this module sends the same statement, the same parameters and the same
 consistency through an acsylla session that mirrors the cassandra-driver one (same nodes, same routing),
 made on the hub's event loop for the run (it opens in the background; see _Twin) and closed after it.
-Rows come back as cassandra-driver's rows do (named tuples, uuid.UUID, naive UTC datetimes, SortedSet).
+Parameters reach acsylla as values it sends as cassandra-driver would (the two read a number for a timestamp or
+a date differently: _BOUND), and rows come back as cassandra-driver's rows do (named tuples, uuid.UUID, naive UTC
+datetimes, cassandra.util.Date, int varints, SortedSet; a map as a dict in the server's order, which compares equal
+to the driver's OrderedMapSerializedKey). A call that fails anywhere, its rows' decoding included, fails through
+the runner's error path: counted with its kind, its worker resumed.
 cassandra-driver keeps everything else: DDL, metadata, tracing, batches, unprepared statements, thread
 workers, the exercises, and a run's first calls while acsylla opens.
 
@@ -21,12 +25,13 @@ client process: `auto` (the default: acsylla where its wheel is installed), `acs
 from __future__ import annotations
 
 import asyncio
+import datetime
 import functools
 import importlib.metadata
 import os
 import uuid
 import weakref
-from typing import Any
+from typing import Any, Mapping
 
 from cassandra import (
     ConsistencyLevel, InvalidRequest, OperationTimedOut, ReadFailure, ReadTimeout, Unavailable, WriteFailure, WriteTimeout,
@@ -34,9 +39,10 @@ from cassandra import (
 from cassandra import cqltypes
 from cassandra.auth import PlainTextAuthProvider
 from cassandra.cluster import _NOT_SET, EXEC_PROFILE_DEFAULT, NoHostAvailable, Session
+from cassandra.marshal import int64_unpack, uint32_unpack, varint_unpack
 from cassandra.policies import DCAwareRoundRobinPolicy, IdentityTranslator, RoundRobinPolicy, TokenAwarePolicy
 from cassandra.query import FETCH_SIZE_UNSET, PreparedStatement
-from cassandra.util import SortedSet
+from cassandra.util import Date, SortedSet
 
 from ..errors import ConfigError
 from ..runner.pool import client_setting
@@ -125,40 +131,118 @@ def async_execute(fn: Any) -> Any:
 
 
 
-# --- what can go native -----------------------------------------------------------------------------------
+# --- what can go native, and its values in and out ------------------------------------------------------
 
 _PLAIN = (cqltypes.Int32Type, cqltypes.LongType, cqltypes.CounterColumnType, cqltypes.UTF8Type, cqltypes.AsciiType,
           cqltypes.BooleanType, cqltypes.DoubleType, cqltypes.FloatType, cqltypes.BytesType, cqltypes.ShortType, cqltypes.ByteType)
-"""Types acsylla hands back as cassandra-driver does."""
-_UUIDS = (cqltypes.UUIDType, cqltypes.TimeUUIDType)  # acsylla: str
-_TIMESTAMP = (cqltypes.DateType,)  # acsylla: an aware UTC datetime; cassandra-driver: a naive UTC one
+"""Types acsylla takes and hands back as cassandra-driver does."""
+_UUIDS = (cqltypes.UUIDType, cqltypes.TimeUUIDType)
+_EPOCH = datetime.datetime(1970, 1, 1)
+_DAY_S = 86_400
+
+
+def _driver_uuid(v: Any) -> Any:
+    """acsylla may decode a uuid as its text; cassandra-driver gives a uuid.UUID."""
+    return v if v is None or isinstance(v, uuid.UUID) else uuid.UUID(v)
+
+
+def _driver_timestamp(v: Any) -> Any:
+    """acsylla decodes a timestamp as an aware UTC datetime; cassandra-driver gives the naive UTC one."""
+    return v.astimezone(datetime.timezone.utc).replace(tzinfo=None) if v is not None and v.tzinfo is not None else v
+
+
+def _driver_date(v: Any) -> Any:
+    """acsylla decodes a date as a datetime.date; cassandra-driver gives its own Date (days from the epoch)."""
+    return None if v is None else Date(v)
+
+
+def _driver_varint(v: Any) -> Any:
+    """acsylla decodes a varint as its bytes (two's complement, as on the wire); cassandra-driver gives the int."""
+    return None if v is None else varint_unpack(v)
+
+
+def _timestamp_param(v: Any) -> Any:
+    """cassandra-driver sends a number bound to a timestamp as milliseconds since the epoch, acsylla as seconds
+    (it multiplies it by 1,000: a profile's `timestamp` value was stored 1,000 times too large, #68); a
+    datetime they send alike. So acsylla is handed the naive UTC datetime of the milliseconds cassandra-driver
+    would send, whatever it was given (a number, a datetime, a date)."""
+    return None if v is None else _EPOCH + datetime.timedelta(milliseconds=int64_unpack(cqltypes.DateType.serialize(v, 4)))
+
+
+def _date_param(v: Any) -> Any:
+    """cassandra-driver takes its own Date (what it reads), a datetime.date, or an int as the stored form
+    (2**31 + days); acsylla knows no Date and reads a number as seconds since the epoch. So acsylla is handed
+    the seconds of the day cassandra-driver would send (exact for any day, where a datetime.date stops at year 9999)."""
+    if v is None:
+        return None
+    return (uint32_unpack(cqltypes.SimpleDateType.serialize(v, 4)) - cqltypes.SimpleDateType.EPOCH_OFFSET_DAYS) * _DAY_S
+
+
+def _varint_param(v: Any) -> Any:
+    """acsylla binds a varint only from its bytes: those cassandra-driver would send for the int."""
+    return None if v is None else cqltypes.IntegerType.serialize(v, 4)
+
+
+_DECODED = ((_UUIDS, _driver_uuid), (cqltypes.DateType, _driver_timestamp), (cqltypes.SimpleDateType, _driver_date),
+            (cqltypes.IntegerType, _driver_varint))
+"""Types acsylla decodes otherwise than cassandra-driver, and what turns its value into the driver's (the first
+that matches: cassandra-driver's TimeUUIDType is a DateType)."""
+_BOUND = ((_UUIDS, None), (cqltypes.DateType, _timestamp_param), (cqltypes.SimpleDateType, _date_param),
+          (cqltypes.IntegerType, _varint_param))
+"""Types acsylla binds from other values than cassandra-driver (None: from the same ones), and what makes the value
+acsylla sends as cassandra-driver sends the original (the first that matches, as in _DECODED)."""
+
+
+def _same(v: Any) -> Any:
+    return v
 
 
 def _converter(cqltype: Any) -> Any:
-    """How a value of this column type is turned into cassandra-driver's value: None when it needs nothing,
-    False when the type is not supported on the native path (the statement then stays on cassandra-driver)."""
+    """How a value of this column type, as acsylla decodes it, becomes cassandra-driver's value: None when it
+    needs nothing, False when the type is not supported on the native path (the statement then stays on
+    cassandra-driver)."""
+    return _per_type(cqltype, _DECODED, _converter, SortedSet)
+
+
+def _binder(cqltype: Any) -> Any:
+    """How a parameter of this type becomes the value acsylla sends as cassandra-driver sends the parameter:
+    None when it needs nothing, False when the type is not supported on the native path."""
+    return _per_type(cqltype, _BOUND, _binder, None)
+
+
+def _per_type(cqltype: Any, table: tuple, each: Any, set_type: Any) -> Any:
+    """`table`'s function for a scalar type; for a list, set or map, `each` of its element types applied to every
+    element (a set made a `set_type`, when given); False for a type not in the table."""
     if issubclass(cqltype, _PLAIN):
         return None
-    if issubclass(cqltype, _UUIDS):
-        return lambda v: v if v is None or isinstance(v, uuid.UUID) else uuid.UUID(v)
-    if issubclass(cqltype, _TIMESTAMP):
-        return lambda v: v.replace(tzinfo=None) if v is not None and v.tzinfo is not None else v
-    if issubclass(cqltype, (cqltypes.ListType, cqltypes.SetType, cqltypes.MapType)):
-        if not all(issubclass(sub, _PLAIN) for sub in cqltype.subtypes):
-            return False
-        if issubclass(cqltype, cqltypes.SetType):
-            return lambda v: None if v is None else SortedSet(v)
+    for types, f in table:
+        if issubclass(cqltype, types):
+            return f
+    if not issubclass(cqltype, (cqltypes.ListType, cqltypes.SetType, cqltypes.MapType)):
+        return False  # decimal (acsylla 1.2.0 fails to decode it), time, inet, durations, tuples, UDTs, vectors ...
+    parts = [each(sub) for sub in cqltype.subtypes]
+    if any(p is False for p in parts):
+        return False
+    if issubclass(cqltype, cqltypes.MapType):
+        if parts == [None, None]:
+            return None
+        key, value = (p or _same for p in parts)
+        return lambda m: None if m is None else {key(k): value(v) for k, v in m.items()}
+    element = parts[0] or _same
+    make = set_type if set_type is not None and issubclass(cqltype, cqltypes.SetType) else list
+    if parts[0] is None and make is list:
         return None
-    return False  # decimal (acsylla 1.2.0 fails to decode it), dates, durations, tuples, UDTs, vectors ...
+    return lambda c: None if c is None else make(element(x) for x in c)
 
 
 class _Plan:
-    """What one prepared statement needs on the native path: its text, keyspace and result conversions."""
+    """What one prepared statement needs on the native path: its text, keyspace, parameter conversions
+    (position, function) and result conversions (column name: function)."""
 
-    __slots__ = ("text", "keyspace", "convert")
+    __slots__ = ("text", "keyspace", "bind", "convert")
 
-    def __init__(self, prepared: PreparedStatement, keyspace: str | None, convert: dict[str, Any]):
-        self.text, self.keyspace, self.convert = prepared.query_string, keyspace, convert
+    def __init__(self, prepared: PreparedStatement, keyspace: str | None, bind: list[tuple[int, Any]], convert: dict[str, Any]):
+        self.text, self.keyspace, self.bind, self.convert = prepared.query_string, keyspace, bind, convert
 
 
 _PLANS: "weakref.WeakKeyDictionary[PreparedStatement, _Plan | None]" = weakref.WeakKeyDictionary()
@@ -170,10 +254,11 @@ def _plan(prepared: PreparedStatement, session: Session) -> _Plan | None:
     except KeyError:
         pass
     plan = None
-    if all(_converter(c[3]) is not False for c in (prepared.column_metadata or ())):
-        convert = {c[2]: _converter(c[3]) for c in (prepared.result_metadata or ())}
-        if all(f is not False for f in convert.values()):
-            plan = _Plan(prepared, prepared.keyspace or session.keyspace, {k: f for k, f in convert.items() if f is not None})
+    bind = [_binder(c[3]) for c in (prepared.column_metadata or ())]
+    convert = {c[2]: _converter(c[3]) for c in (prepared.result_metadata or ())}
+    if all(f is not False for f in [*bind, *convert.values()]):
+        plan = _Plan(prepared, prepared.keyspace or session.keyspace, [(i, f) for i, f in enumerate(bind) if f is not None],
+                     {k: f for k, f in convert.items() if f is not None})
     _PLANS[prepared] = plan
     return plan
 
@@ -263,7 +348,11 @@ class _Twin:
             return None
         statement = prepared.bind(page_size=page_size)
         if params:
-            statement.bind_list(list(params))
+            values = list(params)
+            for i, f in plan.bind:
+                if i < len(values):
+                    values[i] = f(values[i])
+            statement.bind_list(values)
         statement.set_consistency(consistency)
         if serial is not None:
             statement.set_serial_consistency(serial)
@@ -296,19 +385,17 @@ class _Twin:
 def _drive(coroutine: Any, finished: Any) -> None:
     """Run one acsylla call without an asyncio Task: send into its coroutine here, and again from the done
     callback of each future it waits on (acsylla's futures belong to the session's loop, the hub's); then
-    `finished(result, None)` or `finished(None, error)`. A Task would do the same with two more trips through
-    the loop per call."""
+    `finished(result, None)` or `finished(None, error)`, which must not raise: from a done callback an
+    exception would only be logged by the loop. A Task would do the same with two more trips through the loop
+    per call."""
 
     def step(_future: Any = None) -> None:
         try:
-            waiting = coroutine.send(None)
+            coroutine.send(None).add_done_callback(step)
         except StopIteration as stop:
             finished(stop.value, None)
-            return
         except BaseException as exc:  # noqa: BLE001  (handed to the caller, as a Task would)
             finished(None, exc)
-            return
-        waiting.add_done_callback(step)
 
     step()
 
@@ -456,6 +543,9 @@ def _native_starter(hub: Any, session: Session) -> Any:
         else:
             params, timeout, host = call.get("parameters"), call.get("timeout", _NOT_SET), call.get("host")
             timeout = None if timeout is _NOT_SET else timeout
+        if isinstance(params, Mapping):  # parameters by name: cassandra-driver binds them (the native path binds by position)
+            driver_form(args, kwargs, on_result, on_error)
+            return ASYNC_PATH
         statement = twin.statement(plan, params, _consistency(level), None if serial is None else _consistency(serial),
                                    -1 if fetch is None else fetch, timeout, host)
         if statement is None:  # not ready on acsylla yet (the run's first calls), or never: cassandra-driver sends it
@@ -464,13 +554,29 @@ def _native_starter(hub: Any, session: Session) -> Any:
             return ASYNC_PATH
 
         def finished(result: Any, error: BaseException | None) -> None:
-            if error is not None:
-                on_error(_as_driver_error(error) if isinstance(error, _acsylla().errors.CassException) else error)
-            elif result.has_more_pages():
-                more = loop.create_task(twin.rows(result, statement, plan))
-                more.add_done_callback(lambda t: on_error(t.exception()) if t.exception() else on_result(t.result()))
-            else:
-                on_result(NativeRows(_rows(result, plan)))
+            """Exactly one of on_result and on_error, whatever fails here. Why: this runs in a callback of the
+            hub's event loop, where an exception (a row acsylla cannot decode, a conversion) was logged and lost,
+            its worker never resumed and the run never ended (#68); now it fails this call only."""
+            if error is None:
+                try:
+                    if result.has_more_pages():
+                        loop.create_task(twin.rows(result, statement, plan)).add_done_callback(paged)
+                        return
+                    rows = NativeRows(_rows(result, plan))
+                except BaseException as exc:  # noqa: BLE001  (handed to the worker, as a reply's error)
+                    error = exc
+                else:
+                    on_result(rows)
+                    return
+            on_error(_as_driver_error(error) if isinstance(error, _acsylla().errors.CassException) else error)
+
+        def paged(task: asyncio.Task) -> None:
+            try:
+                rows = task.result()
+            except BaseException as exc:  # noqa: BLE001  (cancelled included: its worker must still be resumed)
+                on_error(exc)
+                return
+            on_result(rows)
 
         _drive(twin.session.execute(statement), finished)
         return path
