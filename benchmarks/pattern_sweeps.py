@@ -63,8 +63,9 @@ def save_figures(df: pd.DataFrame, stem: Path) -> None:
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
     """Pattern vs each naive approach, per phase, nodes and threads: throughput and p95 ratios from the runs of
-    the same block (results.intervals), each with its 95% interval (or the spread, below 3 repeats) and verdict;
-    and per phase and nodes over the whole sweep (threads "all": the pairs of every thread count pooled)."""
+    the same block (results.intervals), each with its 95% interval (or the spread, below 3 repeats) and verdict.
+    An interval only from the repeats of one point: across thread counts a reader takes the range of these rows
+    (pairs at different thread counts are not repeats, so no row pools them)."""
     from labkit.results.intervals import paired_ratios, ratio_interval
 
     out = []
@@ -77,15 +78,6 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
             tail = ratio_interval(p95[(p95["phase"] == phase) & (p95["nodes"] == nodes) & (p95["threads"] == threads)]["ratio"])
             out.append({
                 "phase": phase, "nodes": nodes, "threads": threads, "naive": naive,
-                "throughput pattern/naive": round(found.estimate, 2), "low": round(found.low, 2), "high": round(found.high, 2),
-                "pairs": found.pairs, "verdict": found.verdict,
-                "p95 naive/pattern": None if tail is None else round(tail.estimate, 2),
-            })
-        for (phase, nodes), group in tput.groupby(["phase", "nodes"]):  # the whole sweep: every block at every thread count
-            found = ratio_interval(group["ratio"])
-            tail = ratio_interval(p95[(p95["phase"] == phase) & (p95["nodes"] == nodes)]["ratio"])
-            out.append({
-                "phase": phase, "nodes": nodes, "threads": "all", "naive": naive,
                 "throughput pattern/naive": round(found.estimate, 2), "low": round(found.low, 2), "high": round(found.high, 2),
                 "pairs": found.pairs, "verdict": found.verdict,
                 "p95 naive/pattern": None if tail is None else round(tail.estimate, 2),
@@ -117,8 +109,10 @@ def main() -> None:
             frames = sweep_phases(args, pattern, slot, stem, command)
         finally:
             slot.stop()
-    table = ratios(pd.concat(frames))
-    write(table, OUT, f"{stem}_ratios", f"{args.pattern}: pattern vs naive, measured", machine(), command)
+    rows = pd.concat(frames)
+    measured_on = "; ".join(dict.fromkeys(rows["machine"])) if args.tables_only and "machine" in rows else machine()  # where the rows ran
+    table = ratios(rows)
+    write(table, OUT, f"{stem}_ratios", f"{args.pattern}: pattern vs naive, measured", measured_on, command)
     print(table.to_string(index=False))
 
 

@@ -7,7 +7,9 @@ Each [[ratio]] in remeasured.toml names the single-run figure as it was committe
 came from) and the raw rows that measure it now (`file`, `where`, `column`, `numerator` / `denominator`,
 and `between` when they are two values of a column other than the approach, such as node counts, or
 `numerator_column` / `denominator_column` for two columns of each run, such as a tactic's p95 before / after; `pair_on`
-names further columns a pair shares, e.g. threads when a ratio pools a sweep's thread counts). The
+names further columns a pair shares). The rows of one entry are the repeats of one condition (one thread count,
+node count, CPU budget, phase): pairs at different conditions are not repeats, and an entry whose rows mix them
+is refused. The
 verdict compares the two on the size of the effect (how far from 1, on a log scale):
 - within noise: the new interval holds 1;
 - held: the old figure lies inside the new interval;
@@ -33,10 +35,9 @@ from typing import Any
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pattern_sweeps import machine  # noqa: E402
 from report import write  # noqa: E402
 
-from labkit.results.intervals import RatioInterval, columns_interval, interval_of  # noqa: E402
+from labkit.results.intervals import RatioInterval, columns_interval, interval_of, mixed_conditions  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -69,11 +70,26 @@ def matches(row: dict[str, str], where: dict[str, Any]) -> bool:
     return all(any(same(row.get(k, ""), w) for w in (v if isinstance(v, list) else [v])) for k, v in where.items())
 
 
-def after_of(entry: dict[str, Any]) -> RatioInterval | None:
+def rows_of(entry: dict[str, Any]) -> list[dict[str, str]]:
+    """The raw rows an entry names (its file's rows with every `where` value)."""
     with open(RESULTS / entry["file"], newline="") as handle:
-        chosen = [r for r in csv.DictReader(handle) if matches(r, entry.get("where", {}))]
+        return [r for r in csv.DictReader(handle) if matches(r, entry.get("where", {}))]
+
+
+def measured_on(entries: list[dict[str, Any]]) -> str:
+    """The machines whose rows the entries read (each row carries its `machine`): what the tables are stamped
+    with. Why: this script only recomputes intervals from committed rows, so the machine it runs on measured nothing."""
+    found = dict.fromkeys(r.get("machine") or "not recorded" for e in entries for r in rows_of(e))
+    return "; ".join(sorted(found))
+
+
+def after_of(entry: dict[str, Any]) -> RatioInterval | None:
+    chosen = rows_of(entry)
     if not chosen:
         raise SystemExit(f"remeasured.toml: no row of {entry['file']} has {entry.get('where')} ({entry['what']})")
+    mixed = mixed_conditions(chosen, between=entry.get("between", "approach"))
+    if mixed:
+        raise SystemExit(f"remeasured.toml: {entry['what']}: its rows mix conditions ({mixed}); an interval comes from the repeats of one")
     if "numerator_column" in entry:  # two columns of each run (a tactic's p95 before / after): one ratio per row
         return columns_interval(chosen, entry["numerator_column"], entry["denominator_column"])
     return interval_of(chosen, entry.get("column", "throughput"), entry["numerator"], entry["denominator"],
@@ -140,11 +156,12 @@ def main() -> None:
     entries = load_entries()
     df = table(entries)
     command = ".venv/bin/python benchmarks/remeasured.py"
-    write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", machine(), command)
+    write(df, RESULTS, "remeasured", "Ratios the notebooks quoted from one run, re-measured with repeats", measured_on(entries), command)
     print(df.drop(columns=["rows", "machine"]).to_string(index=False))
     faithful = fidelity(entries)
     if not faithful.empty:
-        write(faithful, RESULTS, "fidelity", "The source's results the notebooks compare with, against ours re-measured with repeats", machine(), command)
+        write(faithful, RESULTS, "fidelity", "The source's results the notebooks compare with, against ours re-measured with repeats",
+              measured_on([e for e in entries if "source_ratio" in e]), command)
         print(faithful.drop(columns=["machine"]).to_string(index=False))
     update_readme(readme_tables(df, faithful))
 

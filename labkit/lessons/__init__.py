@@ -16,7 +16,10 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..predictions import NOISE, RIGHT, TOO_FEW, WRONG, Question, judge_choice
-from ..results.intervals import RatioInterval, interval_of, paired_ratios, ratio_interval
+from ..results.intervals import PointRatio, RatioInterval, interval_of
+from ..results.intervals import ratio_at_point as ratio_at_one_point
+
+__all__ = ["Asked", "Lesson", "growth_with_nodes", "net_cpu_between", "pattern_settings", "ratio_at_point", "server_cpu_per"]
 
 
 class _Facts(dict):
@@ -76,13 +79,24 @@ class Asked(dict):
 
         return result_card(self[key], measured, evidence, user=current_user(), namespace=os.environ.get(ENV, ""), verdict=verdict)
 
-    def card_which(self, key: str, interval: RatioInterval | None, first: str, second: str, evidence: str, what: str = "per second") -> dict[str, Any]:
-        """The card of a "which of two serves more" question, from `interval` (first over second): a winner only
-        where the interval says so; within noise and too few repeats are said as such."""
+    def card_which(self, key: str, compared: PointRatio | None, first: str, second: str, evidence: str, what: str = "per second") -> dict[str, Any]:
+        """The card of a "which of two serves more" question, from `compared` (`ratio_at_point`: first over second
+        at one condition, which the card names, with the interval of that condition's repeats, and the range over
+        the other conditions): a winner only where that interval says so; within noise and too few repeats (one
+        repeat per condition, however many conditions) are said as such."""
+        if compared is not None and not isinstance(compared, PointRatio):
+            raise TypeError("card_which takes ratio_at_point(rows, first, second): an interval only from the repeats of one condition")
         box = self[key]
         prediction = box.ran_with
-        measured = f"{first} / {second}, {what}: {interval.text()}" if interval is not None else "not measured (no run of both)"
-        verdict = judge_choice(box.question, prediction, interval, first, second) if interval is not None else TOO_FEW
+        if compared is None:
+            measured, verdict = "not measured (no run of both)", TOO_FEW
+        else:
+            measured = f"{first} / {second}, {' '.join(filter(None, (what, compared.where())))}: {compared.interval.text()}"
+            if not compared.has_interval:
+                measured += "; repeats 3 or more at one point give an interval"
+            if compared.range_text():
+                measured += f"; {compared.range_text()}"
+            verdict = judge_choice(box.question, prediction, compared.interval, first, second)
         return self.card(key, measured, evidence, verdict=verdict)
 
     def card_growth(self, key: str, grew: dict[str, RatioInterval | None], low_n: int, high_n: int, evidence: str,
@@ -104,16 +118,31 @@ class Asked(dict):
         return self.card(key, f"{answer}: {measured}", evidence, verdict=RIGHT if prediction == answer else WRONG)
 
 
-def pooled_ratio(rows: Any, first: str, second: str, *, metric: str = "throughput") -> RatioInterval | None:
-    """`first` over `second` approach across a sweep's points: each pair from one block at one point (thread
-    count, nodes), so a sweep of several thread counts gives several pairs even with one repeat each."""
+def pattern_settings(rows: Any) -> list[str]:
+    """The settings of the rows' pattern and phase, from its description (e.g. Distorted Replicas' `groups`,
+    Index Table's `users`): each is part of a condition, as the thread and node counts are. None for a profile's
+    own pattern or a pattern this version does not describe (their rows carry the profile and its hash)."""
     import pandas as pd
 
+    from ..catalogue import describe
+
     df = pd.DataFrame(rows)
-    if df.empty or not {first, second} <= set(df.get("approach", ())):
-        return None
-    keys = [k for k in ("nodes", "node_cpu", "threads") if k in df]
-    return ratio_interval(paired_ratios(df, first, second, metric=metric, keys=keys)["ratio"])
+    if df.empty or not {"pattern", "phase"} <= set(df):
+        return []
+    found: list[str] = []
+    for pattern, phase in df[["pattern", "phase"]].drop_duplicates().itertuples(index=False):
+        try:
+            found += [s.name for s in describe(str(pattern)).settings_for(str(phase))]
+        except (ConfigError, KeyError, ValueError):
+            continue
+    return list(dict.fromkeys(found))
+
+
+def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "throughput") -> PointRatio | None:
+    """What `Asked.card_which` takes: `first` over `second` with an interval only from the repeats of one
+    condition, the pattern's settings among the condition's columns (results.intervals.ratio_at_point says
+    which condition it picks: the most repeats, then the most threads, then the most nodes)."""
+    return ratio_at_one_point(rows, first, second, metric=metric, settings=pattern_settings(rows))
 
 
 def server_cpu_per(rows: Any, what: str, *, lead: str = "Server CPU", scope: str = "") -> str:
@@ -133,10 +162,13 @@ def server_cpu_per(rows: Any, what: str, *, lead: str = "Server CPU", scope: str
 def growth_with_nodes(rows: Any, approaches: dict[str, str], low_n: int, high_n: int) -> dict[str, RatioInterval | None]:
     """For `Asked.card_growth`: each named approach's throughput on `high_n` nodes over `low_n` (separate
     clusters, so a Welch interval), from a budgeted sweep's rows. `approaches` maps the card's name to the
-    rows' approach."""
+    rows' approach. Each side is the runs of one condition: a sweep of several thread counts is compared at its
+    most threads (the budgeted sweeps run one), never pooled over them."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
+    if "threads" in df and df["threads"].nunique() > 1:
+        df = df[df["threads"] == df["threads"].max()]
     return {name: interval_of(df[df.approach == approach], "throughput", high_n, low_n, between="nodes") for name, approach in approaches.items()}
 
 

@@ -19,9 +19,9 @@ LESSON = Lesson("01_uuid_key", (
     Question("ireland_slower", "At {low_threads} client threads, how many times longer will a counter registration take "
              "than a UUID registration in Ireland ({one_way} ms each way to dc1)?", "ratio", low=1, high=5000,
              giveaways=("187x", "cannot go below", "4 × *one way ms*", "two trips through the link")),
-    Question("partition_lost", "During the cut each region registers {partition_users} users, each region with its own "
-             "counter starting at 0. After the heal and the repair, how many of the {partition_total} counter-keyed "
-             "users will be gone?", "count", low=0, high=100000,
+    Question("partition_lost", "During the cut each region registers {partition_users} users, each advancing the counter "
+             "in its own datacenter (LOCAL_SERIAL; both replicas start at 0). After the heal and the repair, how many of the "
+             "{partition_total} counter-keyed users will be gone?", "count", low=0, high=100000,
              giveaways=("lost half the users", "**every** key was issued twice", "1,000 (50 %)")),
     Question("uuid_lost", "And how many of the {partition_total} users keyed by random UUIDs?", "count", low=0, high=100000,
              giveaways=("the uuid approaches kept every record", "no key was issued twice")),
@@ -35,9 +35,10 @@ PARTITION_COLUMNS = ("approach", "registered (both regions)", "keys handed out t
 
 def expected_losses(totals: Any) -> list[str]:
     """What section 3's table must show, approach by approach (one sentence per row that does not): the
-    counter (`naive`) handed every key out twice, once per region (each region's counter started at 0 and
-    registered as many users), and the repair kept one record of each pair, so it lost exactly as many
-    records as keys it handed out twice; the UUIDs handed none out twice and lost nothing."""
+    counter (`naive`) handed every key out twice, once per region (the counter's replica in each datacenter
+    started at 0 and each region registered as many users), and the repair kept one record of each pair, so
+    it lost exactly as many records as keys it handed out twice; the UUIDs handed none out twice and lost
+    nothing."""
     wrong = []
     for row in totals.to_dict("records") if len(totals) else []:
         approach, registered = row["approach"], int(row["registered (both regions)"])

@@ -183,6 +183,53 @@ def generator_fits(generator: Any, cql_type: str) -> bool:
     return t in FITS[generator.kind]
 
 
+NOT_SCALAR = {"template", "bucket", "collection", "map"}
+"""Generators made from another column, or holding several values: never an element of a collection or map."""
+BUCKET_UNIT = {"date": "day", "timestamp": "hour"}
+"""Which bucket fills which column type (`unit`)."""
+
+
+def _bare(cql_type: str) -> str:
+    """A column type without spaces and without `frozen<...>` around it."""
+    t = re.sub(r"\s+", "", cql_type.lower())
+    frozen = re.fullmatch(r"frozen<(.*)>", t)
+    return frozen.group(1) if frozen else t
+
+
+def generators_for(cql_type: str, scalar: bool = False) -> list[str]:
+    """The generator kinds that can fill a column of `cql_type` (`scalar`: only those that may be a collection's
+    elements or a map's keys or values), so that a refusal names what fits as well as what does not."""
+    t = _bare(cql_type)
+    if re.fullmatch(r"(?:list|set|map)<.*>", t):
+        return [] if scalar else ["map" if t.startswith("map<") else "collection"]
+    return sorted(kind for kind, types in FITS.items() if t in types and not (scalar and kind in NOT_SCALAR))
+
+
+def _a(kinds: list[str], t: str = "") -> str:
+    """'a real generator', 'a latest, sequence, uniform or zipfian generator' (a bucket with the unit `t` needs)."""
+    named = [f"bucket (unit {BUCKET_UNIT[t]})" if k == "bucket" and t in BUCKET_UNIT else k for k in kinds]
+    text = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " or " + named[-1]
+    return f"{'an' if text[:1] in 'aeio' else 'a'} {text} generator"  # a uniform, a uuid
+
+
+def takes(cql_type: str) -> str:
+    """Which generator a column of `cql_type` takes, as a refusal says it after what the refused generator fits."""
+    t = _bare(cql_type)
+    column = f"{'an' if t[:1] in 'aeio' else 'a'} {cql_type} column"
+    inner = re.fullmatch(r"(?:list|set)<(.*)>", t)
+    pair = re.fullmatch(r"map<(.*)>", t)
+    if inner:
+        elements = generators_for(inner.group(1), scalar=True)
+        return f"{column} takes a collection generator whose `of` is {_a(elements)}" if elements else f"no generator fills {column}"
+    if pair:
+        parts = [generators_for(part, scalar=True) for part in _split_top(pair.group(1))]
+        if len(parts) == 2 and all(parts):
+            return f"{column} takes a map generator whose `keys` are {_a(parts[0])} and `values` {_a(parts[1])}"
+        return f"no generator fills {column}"
+    kinds = generators_for(t)
+    return f"{column} takes {_a(kinds, t)}" if kinds else f"no generator fills {column}"
+
+
 # ---- operations -----------------------------------------------------------------------------------------
 
 class Newest(Strict):
@@ -388,10 +435,10 @@ def cross_checks(profile: Profile) -> list[str]:
                 problems.append(f"designs.{d}.columns.{col}: no table of this design has a column {col!r} (its columns: {', '.join(sorted(types))})")
             elif col in types and generator.kind != "template" and not generator_fits(generator, types[col]):
                 problems.append(f"designs.{d}.columns.{col}: a {generator.kind} generator cannot fill a {types[col]} column "
-                                f"(it fits {', '.join(sorted(FITS[generator.kind]))})")
+                                f"(it fits {', '.join(sorted(FITS[generator.kind]))}; {takes(types[col])})")
             elif col in types and generator.kind == "template" and types[col] not in FITS["template"]:
                 problems.append(f"designs.{d}.columns.{col}: a template generator cannot fill a {types[col]} column "
-                                f"(it fits {', '.join(sorted(FITS['template']))})")
+                                f"(it fits {', '.join(sorted(FITS['template']))}; {takes(types[col])})")
         steps_of = {f"operations.{o}": op.steps for o, op in design.operations.items()}
         if design.load is not None:
             steps_of["load"] = design.load.steps

@@ -1,12 +1,18 @@
 """How sure a ratio is: pattern / naive from paired repeats, with a 95% interval, or the spread and a plain
 "too few repeats" when there are not enough pairs for one.
 
-One run on a shared 2-core machine carries about +-15% of noise, so a ratio measured once can land almost
-anywhere in 1.6x-3.3x for the same setting. A sweep therefore measures each point several times, every
-approach once per block, and pairs the two approaches' runs of the same block (they ran minutes apart on
+Two runs of one workload on a shared 2-core machine land far apart: in the A/A control of
+`benchmarks/results/noise_floor.csv` (YCSB A and its copy, 5 blocks) a run's copy over the run ranged 0.90x-1.29x,
+so a ratio measured once between about 0.77x and 1.29x says nothing (and the budgeted Index Table login
+ratio ranged 1.6x-3.3x over four runs of one setting). A sweep therefore measures each point several times,
+every approach once per block, and pairs the two approaches' runs of the same block (they ran minutes apart on
 the same warm cluster, so what drifts between blocks cancels). The interval is a t-interval on the logs
 of those paired ratios (ratios are multiplicative: 2x and 0.5x are equally far from 1), from 10 pairs up a
 bootstrap of the same mean; the estimate is their geometric mean. Both come from scipy.stats.
+
+An interval comes from the repeats of one condition (one thread count, node count, CPU budget and setting):
+pairs at different conditions are not replicates, so across conditions `ratio_at_point` gives the range of
+the per-condition estimates, never an interval.
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ class RatioInterval:
         return WITHIN_NOISE if self.within_noise else "effect"
 
     def text(self) -> str:
-        """'2.6x (2.3-3.1)'; '1.1x (0.92-1.3, within noise)'; '2.6x (spread 2.3-3.1, too few repeats for an interval)'."""
+        """'2.6x (2.3-3.1)'; '1.05x (0.92-1.2, within noise)'; '2.6x (spread 2.3-3.1, too few repeats for an interval)'."""
         head, low, high = (ratio_text(v) for v in (self.estimate, self.low, self.high))
         if not self.has_interval:
             span = f"spread {low}-{high}, " if self.pairs > 1 else "one pair, "
@@ -65,9 +71,14 @@ class RatioInterval:
         return self.text()
 
 
+NEAR_ONE = 1.1
+"""Below this a ratio keeps two decimals: between 0.9 and 1.1 one decimal would print 0.97 and 1.05 both as "1.0",
+and whether an interval's bound lies below or above 1 is what its verdict turns on."""
+
+
 def ratio_text(value: float) -> str:
-    """A ratio as the lab writes it: two decimals below 1 (0.43), one up to 10 (2.6), none above (14)."""
-    return f"{value:.2f}" if value < 1 else f"{value:.1f}" if value < 10 else f"{value:.0f}"
+    """A ratio as the lab writes it: two decimals below 1.1 (0.43, 0.97, 1.05), one up to 10 (2.6), none above (14)."""
+    return f"{value:.2f}" if round(value, 2) < NEAR_ONE else f"{value:.1f}" if round(value, 1) < 10 else f"{value:.0f}"
 
 
 def ratio_interval(ratios: Iterable[float], confidence: float = CONFIDENCE, seed: int = 0) -> RatioInterval | None:
@@ -218,6 +229,158 @@ def ratio_between(rows: Any, column: str, numerator: Any, denominator: Any, *, m
         df = df.assign(repeat=0)
     side = {v: df[df[column] == v].groupby("repeat")[metric].mean() for v in (numerator, denominator)}
     return ratio_interval(divided(side[numerator], side[denominator])["ratio"])
+
+
+CONDITION_KEYS = (*POINT_KEYS, "operations", "profile", "profile_hash", "replication")
+"""The columns that name one condition of a sweep's rows, besides the pattern's own settings (`condition_keys`
+adds those): runs that differ in any of them are not repeats of each other."""
+
+
+def _plain(value: Any) -> Any:
+    """A cell as a plain Python value (NaN and None alike as None), so that equal conditions compare equal."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def condition_keys(rows: pd.DataFrame, first: str | None = None, second: str | None = None,
+                   settings: Sequence[str] | None = None) -> list[str]:
+    """The columns of `rows` that name a condition: CONDITION_KEYS and `settings`, the pattern's own (e.g.
+    Distorted Replicas' `groups`; `labkit.lessons.ratio_at_point` finds them in the pattern's description). A
+    column that only tells `first` from `second` apart (each side one value, the two different: consistency
+    levels compared as two approaches) is the comparison itself, not a condition, and is left out."""
+    keys = [k for k in dict.fromkeys([*CONDITION_KEYS, *(settings or ())]) if k in rows]
+    if first is not None and second is not None and "approach" in rows:
+        compared = []
+        for k in keys:
+            values = [set(rows.loc[rows["approach"] == side, k].map(_plain)) for side in (first, second)]
+            if all(len(v) == 1 for v in values) and values[0] != values[1]:
+                compared.append(k)
+        keys = [k for k in keys if k not in compared]
+    return keys
+
+
+def mixed_conditions(rows: Any, *, between: str = "approach") -> dict[str, list[Any]]:
+    """The condition columns (CONDITION_KEYS) in which `rows` differ, with their values, leaving out `between`
+    (the column whose two values a ratio compares, e.g. nodes 8 over 1): empty when the rows are the repeats of
+    one condition, as the rows of any interval must be."""
+    df = usable(pd.DataFrame(rows))
+    found = {}
+    for key in CONDITION_KEYS:
+        if key in df and key != between:
+            values = list(dict.fromkeys(_plain(v) for v in df[key]))
+            if len(values) > 1:
+                found[key] = values
+    return found
+
+
+def _unit(key: str, value: Any) -> str:
+    """One condition value in words: '40 threads', '1 node', '0.15 core per node', 'groups 2'."""
+    if key == "threads":
+        return f"{value} thread{'s' if value != 1 else ''}"
+    if key == "nodes":
+        return f"{value} node{'s' if value != 1 else ''}"
+    if key == "node_cpu":
+        return "unbudgeted nodes" if value is None else f"{value:g} core per node"
+    return f"{key.replace('_', ' ')} {value}"
+
+
+def _span(key: str, values: Sequence[Any]) -> str:
+    """The values one condition column took, in words: '10-100 threads', '1-4 nodes', 'groups 1-3'."""
+    known = sorted((v for v in values if v is not None), key=lambda v: (not isinstance(v, (int, float)), v))
+    numeric = all(isinstance(v, (int, float)) for v in known)
+    if key == "node_cpu" and None in values:
+        return "unbudgeted and " + ", ".join(f"{v:g}" for v in known) + " core per node" if known else "unbudgeted nodes"
+    if numeric and len(known) > 1:
+        low, high = known[0], known[-1]
+        text = {"threads": f"{low}-{high} threads", "nodes": f"{low}-{high} nodes", "node_cpu": f"{low:g}-{high:g} core per node"}
+        return text.get(key, f"{key.replace('_', ' ')} {low}-{high}")
+    return f"{key.replace('_', ' ')} " + ", ".join(map(str, known))
+
+
+@dataclass(frozen=True)
+class PointRatio:
+    """`first` / `second` at one condition, with the interval from that condition's repeats (`interval`), the
+    condition (`at`: its threads and nodes, its CPU budget when budgeted, and every other key that differs
+    between the conditions measured) and, across all `points` measured with both approaches, the range of their
+    estimates (`lowest`-`highest`, over `spans`: each key that differs, with its values). A range, not an
+    interval: pairs at different conditions are not repeats of one another."""
+
+    interval: RatioInterval
+    at: tuple[tuple[str, Any], ...]
+    points: int
+    lowest: float
+    highest: float
+    spans: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+
+    @property
+    def has_interval(self) -> bool:
+        return self.interval.has_interval
+
+    @property
+    def verdict(self) -> str:
+        return self.interval.verdict
+
+    def where(self) -> str:
+        """'at 40 threads, 1 node' (and '0.15 core per node', 'groups 2' where those name the condition); '' for
+        rows that name no condition."""
+        return "at " + ", ".join(_unit(k, v) for k, v in self.at) if self.at else ""
+
+    def range_text(self) -> str:
+        """'4 points, 1.7x-7.3x over 10-100 threads (a range: no interval across conditions)'; '' for one point."""
+        if self.points < 2:
+            return ""
+        over = ", ".join(_span(k, v) for k, v in self.spans)
+        return (f"{self.points} points, {ratio_text(self.lowest)}x-{ratio_text(self.highest)}x"
+                + (f" over {over}" if over else "") + " (a range: no interval across conditions)")
+
+    def text(self) -> str:
+        """'2.6x (2.3-3.1) at 40 threads, 1 node; 4 points, 1.7x-7.3x over 10-100 threads (a range: ...)'."""
+        spread = self.range_text()
+        return " ".join(filter(None, (self.interval.text(), self.where()))) + (f"; {spread}" if spread else "")
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "throughput",
+                   settings: Sequence[str] | None = None) -> PointRatio | None:
+    """`first` over `second` approach as a card may state it: an interval only from the repeats of ONE
+    condition (`condition_keys`: threads, nodes, CPU budget, phase, ..., and the pattern's `settings`), each
+    pair two runs of one block. The decisive condition is the one with the most pairs (the most repeats give the surest
+    interval); a tie goes to the most client threads, then the most nodes (the heaviest load, where a
+    difference in cost per transaction shows most, and the point the panels' own summary quotes), then the
+    condition measured last. With one repeat per condition that is a single pair, "too few repeats for an
+    interval", however many conditions were swept. The other conditions give only the range of their
+    estimates. None when no block ran both approaches."""
+    df = usable(pd.DataFrame(rows))
+    if df.empty or "approach" not in df or not {first, second} <= set(df["approach"]):
+        return None
+    if "repeat" not in df:
+        df = df.assign(repeat=0)  # rows from before repeats were recorded: one run per point
+    keys = condition_keys(df, first, second, settings)
+    df = df.reset_index(drop=True)
+    df["_point"] = [tuple(_plain(v) for v in values) for values in df[keys].itertuples(index=False, name=None)] if keys else [()] * len(df)
+    last = {point: position for position, point in enumerate(df["_point"])}  # the position of each condition's latest row
+    pairs = paired_ratios(df, first, second, metric=metric, keys=["_point"])
+    found = {point: ratio_interval(group["ratio"]) for point, group in pairs.groupby("_point", sort=False)}
+    found = {point: interval for point, interval in found.items() if interval is not None}
+    if not found:
+        return None
+    named = dict.fromkeys(keys)
+
+    def rank(point: tuple) -> tuple:
+        values = dict(zip(named, point))
+        return (found[point].pairs, values.get("threads") or 0, values.get("nodes") or 0, last[point])
+
+    chosen = max(found, key=rank)
+    varying = [k for i, k in enumerate(keys) if len({p[i] for p in found}) > 1]
+    values = dict(zip(named, chosen))
+    shown = [k for k in ("threads", "nodes") if k in values]
+    shown += [k for k in keys if k not in shown and (k in varying or (k == "node_cpu" and values[k] is not None))]
+    estimates = [interval.estimate for interval in found.values()]
+    spans = tuple((k, tuple({p[keys.index(k)]: None for p in found})) for k in varying)  # _span orders them
+    return PointRatio(found[chosen], tuple((k, values[k]) for k in shown), len(found), min(estimates), max(estimates), spans)
 
 
 def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[float],

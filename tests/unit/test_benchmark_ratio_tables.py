@@ -24,7 +24,7 @@ def test_spills_over_fits_pairs_by_block_and_growth_is_unpaired():
                      {"nodes": nodes, "records": 40000, "repeat": repeat, "throughput": spills * drift}]
     table = ycsb_cache.cache_ratios(pd.DataFrame(rows), 4000, 40000).set_index("nodes")
     assert table.loc[1, "spills / fits"] == "0.67x (0.67-0.67)"  # 1200/1800 in every block: no spread left
-    assert table.loc[2, "spills / fits"] == "1.0x (1.0-1.0, within noise)"
+    assert table.loc[2, "spills / fits"] == "1.00x (1.00-1.00, within noise)"
     assert table.loc[2, "spills: these nodes / 1 node"].startswith("1.8x (")  # 2100/1200 with the drift in both groups: an interval
     assert table.loc[2, "spills: these nodes / 1 node"] != "1.8x (1.8-1.8)"
     assert table.loc[1, "fits: these nodes / 1 node"] == ""
@@ -40,5 +40,5 @@ def test_the_volume_growth_pairs_the_last_run_with_the_first_of_the_same_series(
                       "page_mean_us": 5000 * run * drift}]
     table = enumerable_keys_volume.growth(pd.DataFrame(rows)).set_index("operation")
     assert table.loc["newest page", "last / first"] == "2.0x (2.0-2.0)"
-    assert table.loc["write", "last / first"] == "1.0x (1.0-1.0, within noise)"
+    assert table.loc["write", "last / first"] == "1.00x (1.00-1.00, within noise)"
     assert table.loc["newest page", "first mean ms (median)"] == 5.0 and table.loc["newest page", "series"] == 3

@@ -79,13 +79,18 @@ def _number(text: str) -> float:
 
 def interval(spec: dict, chosen: list[dict[str, str]]):
     """`reduce = "interval"`: the raw rows' `numerator` / `denominator` approach, paired by `repeat` (and by
-    the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report. With
-    `between = COLUMN`, numerator and denominator are two values of that column whose runs are independent
-    (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on their logs. With
+    the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report. The
+    rows must be the repeats of one condition (one thread count, node count, CPU budget, phase): an interval
+    never pools conditions. With `between = COLUMN`, numerator and denominator are two values of that column
+    whose runs are independent (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on
+    their logs. With
     `numerator_column`/`denominator_column`, each chosen row gives one ratio of two of its columns (a tactic's
     p95 before / after, within one run) and the rows' ratios get their interval."""
-    from labkit.results.intervals import columns_interval, interval_of
+    from labkit.results.intervals import columns_interval, interval_of, mixed_conditions
 
+    mixed = mixed_conditions(chosen, between=spec.get("between", "approach"))
+    assert not mixed, (f"{spec['file']} {spec.get('where')}: an interval from rows of several conditions {mixed}; pairs at different "
+                       "conditions are not repeats: quote each condition's interval, or the range of their ratios (reduce = \"range\")")
     if "numerator_column" in spec:  # two columns of one run (e.g. p95 before / after a tactic): one ratio per row
         found = columns_interval(chosen, spec["numerator_column"], spec["denominator_column"])
         assert found is not None, f"{spec['file']} {spec.get('where')}: no rows to divide"
@@ -324,3 +329,16 @@ def test_a_count_of_blocks_is_checked_against_the_rows(monkeypatch):
     assert REPEATS.search("each point run twice, in ABBA order") and REPEATS.search("3 interleaved blocks")
     words = [str(COUNT_WORDS[w]) for w in re.findall(r"[a-z]+", "run twice") if w in COUNT_WORDS]
     assert not _agrees(words[0], reduce(spec)[0])
+
+
+def test_an_interval_claim_over_several_conditions_fails(monkeypatch):
+    """Pairs at 10 and at 100 threads are not repeats of one point: an interval over both is refused (this test's
+    own guard; the write ratio of Enumerable Keys was once quoted so, 3.92 (2.76-5.38) over four thread counts)."""
+    raw = [{"approach": a, "repeat": str(i), "nodes": "3", "threads": str(t), "throughput": str(v * (1 if a == "naive" else r))}
+           for t, r in ((10, 1.7), (100, 7.3)) for i, v in enumerate((100, 110, 90)) for a in ("naive", "pattern")]
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    spec = {"file": "x.csv", "where": {"nodes": 3}, "column": "throughput", "reduce": "interval", "numerator": "pattern",
+            "denominator": "naive", "pair_on": ["threads"]}
+    with pytest.raises(AssertionError, match="several conditions"):
+        reduce(spec)
+    assert reduce({**spec, "where": {"nodes": 3, "threads": 100}})[0] == pytest.approx(7.3)

@@ -196,6 +196,28 @@ def test_columns_of_a_real_application_have_generators():
         parse_profile(data)
 
 
+
+@pytest.mark.parametrize("column_type, generator, takes", [
+    ("double", {"kind": "uniform", "high": 9}, "(it fits bigint, int, smallint, varint; a double column takes a real generator)"),
+    ("int", {"kind": "text", "length": 4}, "an int column takes a latest, sequence, uniform or zipfian generator"),
+    ("date", {"kind": "timestamp"}, "a date column takes a bucket (unit day) or date generator"),
+    ("list<text>", {"kind": "real", "high": 1}, "a list<text> column takes a collection generator whose `of` is a text generator"),
+    ("map<text, int>", {"kind": "uniform", "high": 9},
+     "a map<text,int> column takes a map generator whose `keys` are a text generator and `values` a latest, sequence, uniform or zipfian generator"),
+    ("blob", {"kind": "text", "length": 4}, "no generator fills a blob column"),
+])
+def test_a_generator_refused_for_its_column_names_the_kind_that_fits(column_type, generator, takes):
+    """A refusal says what the generator fits and which generator the column takes (a double column: real), not
+    only what does not fit."""
+    data = chat()
+    design = data["designs"]["by_query"]
+    design["schema"] = design["schema"].replace("body text,", f"body text, extra {column_type},")
+    design["columns"]["extra"] = generator
+    with pytest.raises(ConfigError) as caught:
+        parse_profile(data)
+    assert f"designs.by_query.columns.extra: a {generator['kind']} generator cannot fill a {column_type.replace(' ', '')} column" in str(caught.value)
+    assert takes in str(caught.value)
+
 def test_the_chat_designs_declare_one_answer_and_the_index_design_keeps_the_newest():
     profile = load_profile(CHAT)
     read = {d: design.operations["read_room"] for d, design in profile.designs.items()}

@@ -76,3 +76,23 @@ def test_the_committed_fidelity_table_is_what_the_raw_rows_give(recomputed):
 def test_the_readme_shows_the_tables_the_raw_rows_give(recomputed):
     block = remeasured.readme_tables(*recomputed)
     assert block in (ROOT / "benchmarks" / "README.md").read_text(), "re-run benchmarks/remeasured.py: benchmarks/README.md's tables are stale"
+
+
+def test_every_entry_is_the_repeats_of_one_condition():
+    """An "after" interval never pools thread or node counts (#68): each entry's rows are one condition, apart
+    from the column it compares (`between`)."""
+    from labkit.results.intervals import mixed_conditions
+
+    for entry in remeasured.load_entries():
+        with open(ROOT / "benchmarks" / "results" / entry["file"], newline="") as handle:
+            chosen = [r for r in csv.DictReader(handle) if remeasured.matches(r, entry.get("where", {}))]
+        assert not mixed_conditions(chosen, between=entry.get("between", "approach")), entry["what"]
+
+
+def test_an_entry_over_several_thread_counts_is_refused():
+    """The Index Table login on one node over 10-100 threads, as it was once pooled into one interval."""
+    pooled = {"notebook": "02", "what": "pooled", "before": 0.54, "file": "index_table_login.csv", "where": {"nodes": 1},
+              "numerator": "pattern", "denominator": "naive/legacy", "pair_on": ["threads"]}
+    with pytest.raises(SystemExit, match="mix conditions"):
+        remeasured.after_of(pooled)
+    assert remeasured.after_of({**pooled, "where": {"nodes": 1, "threads": 100}}).pairs == 3

@@ -20,7 +20,7 @@ PATTERN = Pattern(
     settings=(
         Setting("one_way_ms", 70, 0, 500, "latency of the ocean link each way, in ms (Dublin-New York is roughly 35-40)",
                 step=10, phases=("availability",)),
-        Setting("replication", 1, 1, 3, "replicas of the user table in each datacenter"),
+        Setting("replication", 1, 1, 3, "replicas per datacenter of the users and the key counter (the availability test's counter: in dc1 only)"),
     ),
     sizes={
         "smoke": {  # every cell of the lesson (make test): a quarter of quick's availability registrations at its lower thread

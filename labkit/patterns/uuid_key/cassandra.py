@@ -5,13 +5,18 @@ the application (pattern), for one registration service deployed in two regions.
 one user; even-numbered client threads register for the USA, odd ones for Ireland (so runs need an
 even thread count), and a run of 2K transactions registers exactly K users per region. Approaches:
 - `naive` (Incrementing Key): the next key comes from a counter row, advanced with a lightweight
-  transaction (compare-and-set, a Paxos round). For the availability test the counter lives in dc1
-  only (one counter, consistent everywhere) and Ireland reaches it over the WAN link (a toxiproxy
-  proxy with a latency toxic in each direction); for the partition test each region advances the
-  counter in its own datacenter (LOCAL_SERIAL), which is what keeps both regions available when the
-  datacenters are cut apart, and what makes their keys collide.
+  transaction (compare-and-set, a Paxos round). For the availability test the counter row lives in dc1
+  only (keyspace uuid_key_home, `replication` replicas in dc1: one by default, so the counter stops
+  when that node or dc1 does) and Ireland reaches it over the WAN link (a toxiproxy proxy with a
+  latency toxic in each direction). For the partition test the counter is one row of keyspace uuid_key,
+  replicated to both datacenters, and each region advances it with LOCAL_SERIAL: Paxos among its own
+  datacenter's replicas only. That keeps both regions registering when the datacenters are cut apart,
+  and it is unsafe whenever both regions write, cut or not: neither datacenter's Paxos rounds see the
+  other's, so both can issue the same number (cut apart, each side counts on from the same value).
 - `pattern` (UUID Key): the client generates a random UUID (version 4); `pattern/timeuuid` uses
-  time-based UUIDs (version 1), which sort by creation time.
+  time-based UUIDs (version 1). A version-1 UUID's bytes begin with the low 32 bits of its timestamp,
+  which wrap about every 7 minutes, so in byte order v1 keys do not sort by time (Cassandra's timeuuid
+  comparator reassembles the timestamp; here the key is a partition key, hashed anyway).
 
 `core.TwoRegionRegistration` holds what does not depend on the engine (regions, keys handed out, the cut
 around the run, verify); `UuidKey` is Cassandra's, `couchbase.CouchbaseUuidKey` Couchbase's.
@@ -40,7 +45,7 @@ if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "uuid_key"
-HOME_KEYSPACE = "uuid_key_home"  # the availability test's counter: replicated in dc1 only
+HOME_KEYSPACE = "uuid_key_home"  # the availability test's counter: replicated in dc1 only (`replication` replicas, one by default)
 REGION_DC = {"usa": "dc1", "ireland": "dc2"}
 COUNTER = "users"
 

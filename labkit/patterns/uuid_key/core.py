@@ -134,7 +134,7 @@ class TwoRegionRegistration(BaseWorkload):
         self.registered.add(region, key, name)
 
     def new_key(self, tx: Transaction, region: str) -> uuid.UUID:
-        """UUID Key: the application makes the key, no database round trip (v1 sorts by time, v4 is random)."""
+        """UUID Key: the application makes the key, no database round trip (v1 time-based, v4 random)."""
         return uuid.uuid1() if self.approach == "pattern/timeuuid" else uuid.uuid4()
 
     # ---- what survived ---------------------------------------------------------------------------
