@@ -282,6 +282,8 @@ def _unit(key: str, value: Any) -> str:
         return f"{value} node{'s' if value != 1 else ''}"
     if key == "node_cpu":
         return "unbudgeted nodes" if value is None else f"{value:g} core per node"
+    if key == "target_rate":
+        return f"{value:g}/s offered"
     return f"{key.replace('_', ' ')} {value}"
 
 
@@ -293,7 +295,8 @@ def _span(key: str, values: Sequence[Any]) -> str:
         return "unbudgeted and " + ", ".join(f"{v:g}" for v in known) + " core per node" if known else "unbudgeted nodes"
     if numeric and len(known) > 1:
         low, high = known[0], known[-1]
-        text = {"threads": f"{low}-{high} threads", "nodes": f"{low}-{high} nodes", "node_cpu": f"{low:g}-{high:g} core per node"}
+        text = {"threads": f"{low}-{high} threads", "nodes": f"{low}-{high} nodes", "node_cpu": f"{low:g}-{high:g} core per node",
+                "target_rate": f"{low:g}-{high:g}/s offered"}
         return text.get(key, f"{key.replace('_', ' ')} {low}-{high}")
     return f"{key.replace('_', ' ')} " + ", ".join(map(str, known))
 
@@ -377,6 +380,7 @@ def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "through
     varying = [k for i, k in enumerate(keys) if len({p[i] for p in found}) > 1]
     values = dict(zip(named, chosen))
     shown = [k for k in ("threads", "nodes") if k in values]
+    shown += [k for k in ("target_rate",) if values.get(k) is not None]  # a paced run's offered load is its condition too
     shown += [k for k in keys if k not in shown and (k in varying or (k == "node_cpu" and values[k] is not None))]
     estimates = [interval.estimate for interval in found.values()]
     spans = tuple((k, tuple({p[keys.index(k)]: None for p in found})) for k in varying)  # _span orders them

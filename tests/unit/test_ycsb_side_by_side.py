@@ -36,9 +36,18 @@ def test_blocks_alternate_which_engine_runs_first(monkeypatch):
     assert calls == [(0, 0, "cassandra"), (0, 1, "hbase"), (1, 0, "hbase"), (1, 1, "cassandra"), (2, 0, "cassandra"), (2, 1, "hbase")]
 
 
-def test_the_latency_ratio_pools_the_loads_both_engines_kept_up_at():
+def test_the_latency_ratio_is_at_one_load_both_engines_kept_up_at():
     rows = [row("cassandra", b, 4.0, target=t) for b in range(2) for t in (400, 800)]
     rows += [row("hbase", b, 2.0, target=400) for b in range(2)] + [row("hbase", b, 99.0, kept_up=False, target=800) for b in range(2)]
     ratio = side_by_side.latency_ratio(pd.DataFrame(rows), "baseline/c")
-    assert ratio.text().startswith("2.0x") and "one pair" not in ratio.text()  # two pairs at 400/s; 800/s fell behind
+    assert ratio.text().startswith("2.0x") and ratio.where() == "at 400/s offered"  # two pairs at 400/s; 800/s fell behind
     assert side_by_side.latency_ratio(pd.DataFrame(rows), "baseline/a") is None
+
+
+def test_the_latency_ratio_never_pools_two_loads_into_one_interval():
+    # one block per load at three loads: three pairs in all, but one per condition, so no interval
+    rows = [row(e, 0, ms, target=t) for t, (c, h) in {200: (4.0, 2.0), 400: (6.0, 2.0), 800: (9.0, 2.0)}.items()
+            for e, ms in (("cassandra", c), ("hbase", h))]
+    ratio = side_by_side.latency_ratio(pd.DataFrame(rows), "baseline/c")
+    assert not ratio.interval.has_interval and ratio.where() == "at 800/s offered"
+    assert "3 points, 2.0x-4.5x over 200-800/s offered" in ratio.range_text()
