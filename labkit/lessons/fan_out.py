@@ -16,8 +16,9 @@ LESSON = Lesson("04_fan_out_on_write", (
     Question("post_partitions", "User 1 has {followers} followers. How many partitions will one post by user 1 write under "
              "fan-out on write (the keyspace keeps one replica of each partition)?", "count", low=1, high=1000,
              giveaways=("1 + followers", "1 + followers` partitions")),
-    Question("page_nodes", "Cluster size {nodes}. One page under fan-out on read asks 10 followed users for their next "
-             "activity, one query each. How many nodes will that page touch?", "count", low=1, high=10,
+    Question("page_nodes", "Cluster size {nodes}. One page under fan-out on read asks each of the {follows} users reader 1 "
+             "follows for their newest activities, one query each, and keeps the newest 10. How many nodes will that page "
+             "touch?", "count", low=1, high=10,
              giveaways=("on whichever nodes own them", "the more of them take part in every page", "spread over the whole cluster")),
     Question("post_winner", "Saving activities (cluster size {nodes}): which saves more activities per second at the same "
              "number of client threads?", "choice", options=(ON_WRITE, ON_READ),

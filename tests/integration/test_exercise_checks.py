@@ -159,7 +159,7 @@ class FanOutOnRead(fan_out.FanOutExercise):
     def read_page_pattern(self, tx, user, state):
         page = []
         for followed in self.network.following[user][: self.page_size]:
-            rows = tx.call("friend_page", self.session.execute, self.statements.friend_page, (followed, 2**62)).current_rows
+            rows = tx.call("friend_page", self.session.execute, self.statements.friend_page, (followed, 2**62, 1)).current_rows
             page += [(r.created_at, followed) for r in rows]
         return sorted(page, reverse=True)
 

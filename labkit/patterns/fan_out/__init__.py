@@ -1,7 +1,8 @@
 """Fan-out on Write: a news feed gathered from the followed users at read time (naive, Fan-out on
 Read) or copied into every follower's feed at write time (pattern). Two phases, as in the source's
 test: `post` (each transaction saves one activity) and `paginate` (each transaction reads the next page
-of one user's feed). The engine-neutral part is in `core`, each engine's workload in the module named
+of one user's feed: the next `page_size` newest activities of the users they follow, the same page in
+both approaches; a naive page asks every followed user's partition, `follows` of them). The engine-neutral part is in `core`, each engine's workload in the module named
 after it (`cassandra`)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from ..description import Pattern, Setting, NamedSweep
 from .core import APPROACHES, NAME, PHASES, Network
 
 QUICK_NETWORK = {"users": 40, "follows": 10, "posts": 8}
-SMOKE_NETWORK = {"users": 20, "follows": 10, "posts": 4}  # 80 activities; still 10 followed users, so a page asks 10
+SMOKE_NETWORK = {"users": 20, "follows": 10, "posts": 4}  # 80 activities; still 10 followed users, so a naive page asks 10 partitions
 CLASSROOM_NETWORK = {"users": 200, "follows": 20, "posts": 10}  # the source: 1,000 users following 100, 80 posts each
 
 PATTERN = Pattern(

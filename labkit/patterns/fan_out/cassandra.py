@@ -3,9 +3,12 @@
 Two phases, as in the source's test: `post` (each transaction saves one activity of a user) and
 `paginate` (each transaction reads the next page of one user's feed). Approaches:
 - `naive` (Fan-out on Read): activities partitioned by author; a feed page is gathered from the
-  followed users' partitions, one query per followed user;
+  followed users' partitions: one query per followed user, all in flight at once, each for their
+  `page_size` newest activities below that author's cursor, merged newest first by the client;
 - `pattern` (Fan-out on Write): each post also writes one row into the feed partition of every
   follower; a page is one query on the reader's own partition.
+Both answer one question: the reader's feed in (created_at, author) descending order, `page_size` at a
+time, each page continuing below the last (core.merge_newest says why the two give the same pages).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from ...errors import ConfigError
 from ...namespace import in_namespace
 from ...runner import Transaction, Verification, WorkerLock
 from ..cassandra_workload import CassandraWorkload
-from .core import APPROACHES, NAME, PHASES, Network
+from .core import APPROACHES, NAME, NEWEST, PHASES, Network, advance, author_bounds, merge_newest
+from .in_flight import AllInFlight
 
 if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
@@ -47,7 +51,7 @@ class Statements:
     insert_activity: PreparedStatement
     insert_feed: PreparedStatement
     read_followers: PreparedStatement
-    friend_page: PreparedStatement  # naive: next activity of one followed user, older than a cursor
+    friend_page: PreparedStatement  # naive: one followed user's newest activities older than a cursor (LIMIT ?)
     feed_first: PreparedStatement  # pattern: the newest page of a feed
     feed_next: PreparedStatement  # pattern: the page after a (created_at, author) cursor
 
@@ -57,8 +61,7 @@ class ReaderState:
 
     def __init__(self) -> None:
         self.lock = WorkerLock()  # held across the page's reads: a greenlet worker must park, not block
-        self.friend_offset = 0  # naive: which followed users the next page asks
-        self.friend_cursor: dict[int, int] = {}  # naive: the oldest activity seen per followed user
+        self.friend_cursor: dict[int, int] = {}  # naive: per followed user, the time of their oldest activity shown so far
         self.feed_cursor: tuple[int, int] | None = None  # pattern: the last row of the previous page
         self.pages = 0
         self.wrapped = 0  # how often the whole feed was read and pagination restarted at the top
@@ -102,7 +105,7 @@ class FanOut(CassandraWorkload):
             "insert_activity": f"INSERT INTO {self.keyspace}.activity (user_id, created_at, content) VALUES (?, ?, ?)",
             "insert_feed": f"INSERT INTO {self.keyspace}.feed (user_id, created_at, author, content) VALUES (?, ?, ?, ?)",
             "read_followers": f"SELECT follower FROM {self.keyspace}.followers WHERE user_id = ?",
-            "friend_page": f"SELECT created_at, content FROM {self.keyspace}.activity WHERE user_id = ? AND created_at < ? LIMIT 1",
+            "friend_page": f"SELECT created_at, content FROM {self.keyspace}.activity WHERE user_id = ? AND created_at < ? LIMIT ?",
             "feed_first": f"SELECT created_at, author, content FROM {self.keyspace}.feed WHERE user_id = ? LIMIT ?",
             "feed_next": f"SELECT created_at, author, content FROM {self.keyspace}.feed WHERE user_id = ? AND (created_at, author) < (?, ?) LIMIT ?",
         }
@@ -206,24 +209,27 @@ class FanOut(CassandraWorkload):
         return page
 
     def read_page_naive(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
-        """The source's Fan-out on Read: ask the next `page_size` followed users for their next-newest
-        activity each (one query per followed user), round after round."""
-        s, st = self.session, self.statements
-        followed = self.network.following[user]
-        chosen = [followed[(state.friend_offset + i) % len(followed)] for i in range(min(self.page_size, len(followed)))]
-        state.friend_offset = (state.friend_offset + len(chosen)) % len(followed)
-        page = []
-        for friend in chosen:
-            cursor = state.friend_cursor.get(friend, 2**62)
-            row = tx.call("read_friend", s.execute, st.friend_page, (friend, cursor)).one()
-            if row is None:  # this friend's activities are used up: start over at the newest
-                state.wrapped += 1
-                row = tx.call("read_friend", s.execute, st.friend_page, (friend, 2**62)).one()
-            if row is not None:
-                state.friend_cursor[friend] = row.created_at
-                page.append((row.created_at, friend))
-        page.sort(reverse=True)  # the client merges: each partition is sorted only by its own author
+        """Fan-out on Read, exact: ask every followed user for their `page_size` newest activities older than
+        the last of theirs already shown (one bounded query each, all in flight at once), and keep the newest
+        `page_size` of the answers. After the last page it starts again at the top, as the pattern's does."""
+        page = self.newest_of_followed(tx, user, state.friend_cursor)
+        if not page:  # the whole feed was shown: start over at the newest
+            state.wrapped += 1
+            state.friend_cursor.clear()
+            page = self.newest_of_followed(tx, user, state.friend_cursor)
+        advance(state.friend_cursor, page)
         return page
+
+    def newest_of_followed(self, tx: Transaction, user: int, cursors: dict[int, int]) -> list[tuple[int, int]]:
+        """The next page below `cursors`: one query per followed user (`read_friend` counts and times each), the
+        whole gather timed as `read_followed`; the client merges, as each partition is sorted only by its author."""
+        bounds = author_bounds(self.network.following[user], cursors)
+        replies = tx.call("read_followed", AllInFlight(self.session, self.statements.friend_page),
+                          [(author, bound, self.page_size) for author, bound in bounds])
+        each = tx.measurements.op("read_friend")
+        for _rows, micros in replies:
+            each.record(micros)
+        return merge_newest(((author, [r.created_at for r in rows]) for (author, _), (rows, _us) in zip(bounds, replies)), self.page_size)
 
     def read_page_pattern(self, tx: Transaction, user: int, state: ReaderState) -> list[tuple[int, int]]:
         """Fan-out on Write: one query on the reader's own partition, continuing after the last row."""
@@ -306,12 +312,13 @@ def trace_post(workload: FanOut, user: int = 0, k: int | None = None) -> cql.Tra
 
 
 def trace_page(workload: FanOut, reader: int = 0) -> cql.TraceTotals:
-    """Read the first page of one reader's feed with tracing on, the approach's own way."""
+    """Read the first page of one reader's feed with tracing on, the approach's own way (fan-out on read:
+    one query per followed user, traced one after another)."""
     s, st = workload.session, workload.statements
     if workload.approach == "pattern":
         return cql.summarise([cql.trace(s, st.feed_first, (reader, workload.page_size))])
-    followed = workload.network.following[reader][: workload.page_size]
-    return cql.summarise([cql.trace(s, st.friend_page, (f, 2**62)) for f in followed])
+    followed = workload.network.following[reader]
+    return cql.summarise([cql.trace(s, st.friend_page, (f, NEWEST, workload.page_size)) for f in followed])
 
 
 def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, users: int, follows: int, posts: int, replication: int) -> FanOut:
