@@ -8,8 +8,8 @@ came from) and the raw rows that measure it now (`file`, `where`, `column`, `num
 and `between` when they are two values of a column other than the approach, such as node counts, or
 `numerator_column` / `denominator_column` for two columns of each run, such as a tactic's p95 before / after; `pair_on`
 names further columns a pair shares). The rows of one entry are the repeats of one condition (one thread count,
-node count, CPU budget, phase): pairs at different conditions are not repeats, and an entry whose rows mix them
-is refused. The
+node count, CPU budget, phase, and each setting of the rows' pattern and phase, e.g. Distorted Replicas' `groups`):
+pairs at different conditions are not repeats, and an entry whose rows mix them is refused. The
 verdict compares the two on the size of the effect (how far from 1, on a log scale):
 - within noise: the new interval holds 1;
 - held: the old figure lies inside the new interval;
@@ -37,6 +37,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from report import write  # noqa: E402
 
+from labkit.lessons import pattern_settings  # noqa: E402
 from labkit.results.intervals import RatioInterval, columns_interval, interval_of, mixed_conditions  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -87,7 +88,7 @@ def after_of(entry: dict[str, Any]) -> RatioInterval | None:
     chosen = rows_of(entry)
     if not chosen:
         raise SystemExit(f"remeasured.toml: no row of {entry['file']} has {entry.get('where')} ({entry['what']})")
-    mixed = mixed_conditions(chosen, between=entry.get("between", "approach"))
+    mixed = mixed_conditions(chosen, between=entry.get("between", "approach"), settings=pattern_settings(chosen))  # rows of a pattern and phase: its settings too
     if mixed:
         raise SystemExit(f"remeasured.toml: {entry['what']}: its rows mix conditions ({mixed}); an interval comes from the repeats of one")
     if "numerator_column" in entry:  # two columns of each run (a tactic's p95 before / after): one ratio per row

@@ -22,7 +22,10 @@ from .predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, collected
 VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
 CLASSROOM_ANSWERS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "classroom_answers.csv"
 """What the committed classroom-profile run of every notebook measured, per question (benchmarks/classroom_profile.py):
-the reference the class's answers are shown beside, next to their own runs."""
+the reference the class's answers are shown beside, next to their own runs. A row whose answer is WITHDRAWN names no
+answer: its card's interval pooled several conditions (#68) and the run's rows were not kept to read it per condition."""
+WITHDRAWN = "withdrawn (#68)"
+"""The reference answer of a withdrawn row: said in the summary and the chart's title, never drawn as an answer."""
 
 
 def lessons() -> dict[str, Any]:
@@ -71,17 +74,27 @@ def question_of(known: dict[str, Any], notebook: str, key: str) -> Any:
 def measured_answer(q: Any, prediction: Any, measured: Any, verdict: str) -> str:
     """What one student's run answered, in the question's own terms (an option, a count, a factor), so the
     class's predictions and the runs' answers share one axis. A "which is faster" card measures a ratio: its
-    answer is the option its interval picked, or "within noise" / "too few repeats to judge" where the run could
-    not pick (other choice cards: the option they name, else the one their verdict implies)."""
+    answer is the option its interval picked (the card's verdict says which when it judged a prediction, since
+    the printed bounds are rounded), or "within noise" / "too few repeats to judge" where the run could not pick
+    (other choice cards: the option they name, else the one their verdict implies)."""
     text = _said(measured)
     if q is not None and q.kind == "choice":
         which = re.match(r"(?P<first>.+?) / (?P<second>.+?), [^:]*: [0-9.]+x \((?P<low>[0-9.]+)-(?P<high>[0-9.]+)", text)
+        if which and {which["first"], which["second"]} <= set(q.options):  # a card_which ratio: the interval picks
+            compared, said = (which["first"], which["second"]), _said(prediction)
+            if verdict in (RIGHT, WRONG) and said in compared:  # judged from the interval's own numbers: its verdict says who won
+                return said if verdict == RIGHT else next(o for o in compared if o != said)
+            if "too few repeats" in text:
+                return TOO_FEW
+            if "within noise" in text:
+                return NOISE
+            # not judged (no prediction): an interval the card does not call within noise excludes 1, and its printed
+            # bounds are rounded (a low bound of 1.003 prints "1.00"), so the side of 1 is the bound that is not 1.00
+            return which["first"] if float(which["high"]) > 1 else which["second"] if float(which["low"]) < 1 else NOISE
         if "too few repeats" in text:
             return TOO_FEW
         if "within noise" in text:
             return NOISE
-        if which and {which["first"], which["second"]} <= set(q.options):  # a card_which ratio: the interval picks
-            return which["first"] if float(which["low"]) > 1 else which["second"] if float(which["high"]) < 1 else NOISE
         for option in sorted(q.options, key=len, reverse=True):
             if text == option or text.startswith(option + ":"):
                 return option
@@ -158,7 +171,7 @@ def figure(rows: Any, notebook: str, question: str, reference: dict[tuple[str, s
     asked = question_of(lessons(), notebook, question)
     order = list(asked.options) if asked is not None and asked.kind == "choice" else []
     committed = (classroom_reference() if reference is None else reference).get((notebook, question))
-    extra = {committed["answer"]} if committed and committed["answer"] else set()
+    extra = {committed["answer"]} if committed and committed["answer"] and committed["answer"] != WITHDRAWN else set()
     answers = order + sorted((set(predicted) | set(measured) | extra) - set(order), key=_numeric_first)
     fig = go.Figure([
         go.Bar(name="predicted", x=answers, y=[predicted.get(a, 0) for a in answers]),
@@ -170,7 +183,7 @@ def figure(rows: Any, notebook: str, question: str, reference: dict[tuple[str, s
     verdicts = Counter(group.verdict)
     fig.update_layout(barmode="group", title=f"{group.text.iloc[0]}<br><sup>{notebook} · {len(group)} students · "
                                              + " · ".join(f"{v} {verdicts[v]}" for v in VERDICTS if verdicts.get(v))
-                                             + (f" · classroom run: {committed['answer']}" if extra else "") + "</sup>",
+                                             + (f" · classroom run: {committed['answer']}" if committed and committed["answer"] else "") + "</sup>",
                       xaxis_title="answer", yaxis_title="students", xaxis_type="category", margin=dict(t=110))
     return fig
 

@@ -10,10 +10,16 @@ its statements on its cassandra-driver session, and when the runner's greenlet w
 consistency through an acsylla session that mirrors the cassandra-driver one (same nodes, same routing),
 made on the hub's event loop for the run (it opens in the background; see _Twin) and closed after it.
 Parameters reach acsylla as values it sends as cassandra-driver would (the two read a number for a timestamp or
-a date differently: _BOUND), and rows come back as cassandra-driver's rows do (named tuples, uuid.UUID, naive UTC
+a date differently: _BOUND), and rows come back in cassandra-driver's shapes (named tuples, uuid.UUID, naive UTC
 datetimes, cassandra.util.Date, int varints, SortedSet; a map as a dict in the server's order, which compares equal
-to the driver's OrderedMapSerializedKey). A call that fails anywhere, its rows' decoding included, fails through
-the runner's error path: counted with its kind, its worker resumed.
+to the driver's OrderedMapSerializedKey) and with its values, but for timestamps far from the epoch: both drivers
+decode a timestamp through float seconds, and acsylla 1.2.0 then truncates it to whole milliseconds while
+cassandra-driver keeps the microsecond the float gives. Between roughly 1900 and 2100 (within 2**32 s of the
+epoch, where the float lies within half a microsecond of the stored millisecond) the two read back the same
+datetime; further out they can differ by up to a millisecond (2300-01-01 00:00:00.123 reads back 00:00:00.122 on acsylla, 00:00:00.122999 on
+cassandra-driver). A date outside years 1-9999 does not decode on acsylla (a datetime.date cannot hold it). A
+call that fails anywhere, its rows' decoding included, fails through the runner's error path: counted with its
+kind, its worker resumed.
 cassandra-driver keeps everything else: DDL, metadata, tracing, batches, unprepared statements, thread
 workers, the exercises, and a run's first calls while acsylla opens.
 
@@ -172,7 +178,9 @@ def _timestamp_param(v: Any) -> Any:
 def _date_param(v: Any) -> Any:
     """cassandra-driver takes its own Date (what it reads), a datetime.date, or an int as the stored form
     (2**31 + days); acsylla knows no Date and reads a number as seconds since the epoch. So acsylla is handed
-    the seconds of the day cassandra-driver would send (exact for any day, where a datetime.date stops at year 9999)."""
+    the seconds of the day cassandra-driver would send: binding is exact for any day, where a datetime.date stops
+    at year 9999. Reading such a day back is not: acsylla decodes a date into a datetime.date, so a row holding a
+    date outside years 1-9999 fails its call (counted as an error, as any call that fails to decode)."""
     if v is None:
         return None
     return (uint32_unpack(cqltypes.SimpleDateType.serialize(v, 4)) - cqltypes.SimpleDateType.EPOCH_OFFSET_DAYS) * _DAY_S
@@ -210,16 +218,22 @@ def _binder(cqltype: Any) -> Any:
     return _per_type(cqltype, _BOUND, _binder, None)
 
 
+_COLLECTIONS = (cqltypes.ListType, cqltypes.SetType, cqltypes.MapType)
+
+
 def _per_type(cqltype: Any, table: tuple, each: Any, set_type: Any) -> Any:
     """`table`'s function for a scalar type; for a list, set or map, `each` of its element types applied to every
-    element (a set made a `set_type`, when given); False for a type not in the table."""
+    element (a set made a `set_type`, when given); False for a type not in the table, and for a map whose keys are
+    collections (acsylla makes a map a dict, and a list, set or dict cannot be a dict's key)."""
     if issubclass(cqltype, _PLAIN):
         return None
     for types, f in table:
         if issubclass(cqltype, types):
             return f
-    if not issubclass(cqltype, (cqltypes.ListType, cqltypes.SetType, cqltypes.MapType)):
+    if not issubclass(cqltype, _COLLECTIONS):
         return False  # decimal (acsylla 1.2.0 fails to decode it), time, inet, durations, tuples, UDTs, vectors ...
+    if issubclass(cqltype, cqltypes.MapType) and issubclass(cqltype.subtypes[0], _COLLECTIONS):
+        return False  # map<frozen<list<...>>, ...>: stays on cassandra-driver
     parts = [each(sub) for sub in cqltype.subtypes]
     if any(p is False for p in parts):
         return False

@@ -93,7 +93,7 @@ class Asked(dict):
         else:
             measured = f"{first} / {second}, {' '.join(filter(None, (what, compared.where())))}: {compared.interval.text()}"
             if not compared.has_interval:
-                measured += "; repeats 3 or more at one point give an interval"
+                measured += "; 3 or more repeats at one point give an interval (the panel's repeats)"
             if compared.range_text():
                 measured += f"; {compared.range_text()}"
             verdict = judge_choice(box.question, prediction, compared.interval, first, second)

@@ -22,5 +22,5 @@ LESSON = Lesson("00_getting_started", (
              giveaways=("still read at `one`", "but fail at `quorum`", "refuses up front")),
     Question("budget_scaling", "Three budgeted nodes ({node_cpu} core each) have three times the CPU of one. How many times "
              "the transactions per second of one budgeted node will they serve?", "ratio", low=0.1, high=10,
-             giveaways=("do not serve three times", "1.7x (1.2-2.2)")),
+             giveaways=("1.7x (1.2-2.2)", "do not serve three times")),
 ))

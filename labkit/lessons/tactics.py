@@ -27,9 +27,9 @@ LESSON = Lesson("06_tactics", (
     Question("replica_missing", "While the repair streams the records to their new replicas, will any read at ONE report a "
              "record missing?", "choice", options=(YES, NO), giveaways=("found a record missing", "did not yet mean three copies")),
     Question("new_node_share", "A fourth node joins a ring of three nodes that hold one token each. What share of the data "
-             "will it own?", "choice", options=tuple(SHARES), giveaways=("one sixth", "splits one neighbour's range")),
+             "will it own?", "choice", options=tuple(SHARES), giveaways=("splits one neighbour's range", "one sixth")),
     Question("tactic_effect", "Pick a run in the panel: what will its tactic do to p95, after over before?", "choice",
-             options=(BETTER, SAME, WORSE), giveaways=("see that more cpu buys nothing",)),
+             options=(BETTER, SAME, WORSE), giveaways=("more cpu buys nothing unless the nodes were the limit", "see that more cpu buys nothing")),
 ))
 
 

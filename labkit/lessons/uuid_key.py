@@ -15,7 +15,7 @@ LESSON = Lesson("01_uuid_key", (
     Question("claim_dc", "Ireland's application claims one key from the counter, which lives in dc1 only. In which "
              "datacenter will the servers record the Paxos round of its compare-and-set?", "choice",
              options=("dc1", "dc2", "both"),
-             giveaways=("was recorded in `dc1`", "coordinator in `dc1`")),
+             giveaways=("crosses the ocean to a coordinator there", "the paxos round runs where the replica is", "was recorded in `dc1`", "coordinator in `dc1`")),
     Question("ireland_slower", "At {low_threads} client threads, how many times longer will a counter registration take "
              "than a UUID registration in Ireland ({one_way} ms each way to dc1)?", "ratio", low=1, high=5000,
              giveaways=("187x", "cannot go below", "4 × *one way ms*", "two trips through the link")),

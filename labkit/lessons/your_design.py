@@ -17,16 +17,16 @@ BOTH, NEITHER = "both", "neither"
 LESSON = Lesson("08_your_design", (
     Question("index_page_partitions", "The chat: to show a room's latest 20 messages, how many partitions will design "
              "`by_index` read per execution?", "choice", options=(ONE, TWENTY, EVERY),
-             giveaways=("reads all of the room's messages", "118 partitions per read", "as a partition of its own")),
+             giveaways=("118 partitions per read", "as a partition of its own", "reads all of the room's messages")),
     Question("mix_winner", "The chat's mix (8 reads in 10 operations): which design will serve more operations per second?",
              "choice", options=("by_query", "by_index"), giveaways=("8.1x (5.5-12)", "should serve more operations per second")),
     Question("room_days", "30 days of 200 messages a day, kept 7 days: how many times the largest day's partition will the "
              "room's partition be on disk?", "choice", options=tuple(DAYS),
-             giveaways=("the room's partition holds all 30 days", "the number of days the room has run")),
+             giveaways=("the room's partition holds every day written", "the room's partition holds all 30 days", "the number of days the room has run")),
     Question("newest_rows", "For the newest page of 20, which read reads more rows?", "choice", options=(ROOM, DAY, SAME_ROWS),
-             giveaways=("return 20 live rows, with no tombstone",)),
+             giveaways=("both designs read 20 live rows", "return 20 live rows, with no tombstone")),
     Question("oldest_tombstones", "For the oldest page still kept, whose read steps over expired messages (tombstones)?",
-             "choice", options=(ROOM, DAY, BOTH, NEITHER), giveaways=("the read of day 7 back meets none",)),
+             "choice", options=(ROOM, DAY, BOTH, NEITHER), giveaways=("steps over every expired message", "the read of day 7 back meets none")),
 ))
 
 

@@ -2,9 +2,9 @@
 "too few repeats" when there are not enough pairs for one.
 
 Two runs of one workload on a shared 2-core machine land far apart: in the A/A control of
-`benchmarks/results/noise_floor.csv` (YCSB A and its copy, 5 blocks) a run's copy over the run ranged 0.90x-1.29x,
-so a ratio measured once between about 0.77x and 1.29x says nothing (and the budgeted Index Table login
-ratio ranged 1.6x-3.3x over four runs of one setting). A sweep therefore measures each point several times,
+`benchmarks/results/noise_floor.csv` (YCSB A on one unbudgeted node at 16 threads; the run and its copy in 5
+blocks) a run's copy over the run ranged 0.90x-1.29x, so a ratio measured once between about 0.77x and 1.29x
+says nothing (and the budgeted Index Table login ratio ranged 1.6x-3.3x over four runs of one setting). A sweep therefore measures each point several times,
 every approach once per block, and pairs the two approaches' runs of the same block (they ran minutes apart on
 the same warm cluster, so what drifts between blocks cancels). The interval is a t-interval on the logs
 of those paired ratios (ratios are multiplicative: 2x and 0.5x are equally far from 1), from 10 pairs up a
@@ -237,10 +237,12 @@ adds those): runs that differ in any of them are not repeats of each other."""
 
 
 def _plain(value: Any) -> Any:
-    """A cell as a plain Python value (NaN and None alike as None), so that equal conditions compare equal."""
+    """A cell as a plain Python value (NaN and None alike as None; a whole float as an int, so a column pandas read
+    as floats says "40 threads", not "40.0 threads"), so that equal conditions compare equal."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    return value.item() if hasattr(value, "item") else value
+    value = value.item() if hasattr(value, "item") else value
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def condition_keys(rows: pd.DataFrame, first: str | None = None, second: str | None = None,
@@ -260,13 +262,16 @@ def condition_keys(rows: pd.DataFrame, first: str | None = None, second: str | N
     return keys
 
 
-def mixed_conditions(rows: Any, *, between: str = "approach") -> dict[str, list[Any]]:
-    """The condition columns (CONDITION_KEYS) in which `rows` differ, with their values, leaving out `between`
-    (the column whose two values a ratio compares, e.g. nodes 8 over 1): empty when the rows are the repeats of
-    one condition, as the rows of any interval must be."""
+def mixed_conditions(rows: Any, *, between: str = "approach", settings: Sequence[str] | None = None) -> dict[str, list[Any]]:
+    """The condition columns (CONDITION_KEYS and `settings`, the pattern's own, e.g. Distorted Replicas' `groups`)
+    in which `rows` differ, with their values, leaving out `between` (the column whose two values a ratio
+    compares, e.g. nodes 8 over 1): empty when the rows are the repeats of one condition, as the rows of any
+    interval must be. The caller passes `settings` (`labkit.lessons.pattern_settings` finds them in the pattern's
+    description; this module does not read the catalogue): without them rows of one group count and another
+    look like one condition."""
     df = usable(pd.DataFrame(rows))
     found = {}
-    for key in CONDITION_KEYS:
+    for key in dict.fromkeys([*CONDITION_KEYS, *(settings or ())]):
         if key in df and key != between:
             values = list(dict.fromkeys(_plain(v) for v in df[key]))
             if len(values) > 1:
@@ -274,14 +279,19 @@ def mixed_conditions(rows: Any, *, between: str = "approach") -> dict[str, list[
     return found
 
 
+def _cores(most: Any) -> str:
+    """'core' up to one core (0.15 core, 1 core), 'cores' above (2 cores, 1.5 cores)."""
+    return "cores" if float(most) > 1 else "core"
+
+
 def _unit(key: str, value: Any) -> str:
-    """One condition value in words: '40 threads', '1 node', '0.15 core per node', 'groups 2'."""
+    """One condition value in words: '40 threads', '1 node', '0.15 core per node', '2 cores per node', 'groups 2'."""
     if key == "threads":
         return f"{value} thread{'s' if value != 1 else ''}"
     if key == "nodes":
         return f"{value} node{'s' if value != 1 else ''}"
     if key == "node_cpu":
-        return "unbudgeted nodes" if value is None else f"{value:g} core per node"
+        return "unbudgeted nodes" if value is None else f"{value:g} {_cores(value)} per node"
     if key == "target_rate":
         return f"{value:g}/s offered"
     return f"{key.replace('_', ' ')} {value}"
@@ -292,10 +302,10 @@ def _span(key: str, values: Sequence[Any]) -> str:
     known = sorted((v for v in values if v is not None), key=lambda v: (not isinstance(v, (int, float)), v))
     numeric = all(isinstance(v, (int, float)) for v in known)
     if key == "node_cpu" and None in values:
-        return "unbudgeted and " + ", ".join(f"{v:g}" for v in known) + " core per node" if known else "unbudgeted nodes"
+        return f"unbudgeted and {', '.join(f'{v:g}' for v in known)} {_cores(max(known))} per node" if known else "unbudgeted nodes"
     if numeric and len(known) > 1:
         low, high = known[0], known[-1]
-        text = {"threads": f"{low}-{high} threads", "nodes": f"{low}-{high} nodes", "node_cpu": f"{low:g}-{high:g} core per node",
+        text = {"threads": f"{low}-{high} threads", "nodes": f"{low}-{high} nodes", "node_cpu": f"{low:g}-{high:g} {_cores(high)} per node",
                 "target_rate": f"{low:g}-{high:g}/s offered"}
         return text.get(key, f"{key.replace('_', ' ')} {low}-{high}")
     return f"{key.replace('_', ' ')} " + ", ".join(map(str, known))

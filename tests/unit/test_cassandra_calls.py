@@ -156,8 +156,9 @@ def acsylla_sends(cqltype, v) -> bytes:
 
 def acsylla_reads(cqltype, data: bytes):
     """What acsylla 1.2.0 hands back for a value of `cqltype` stored as `data` (its acsylla/_cython/result/
-    value.pyx): a timestamp as an aware UTC datetime, a date as a datetime.date, a varint as its bytes, a uuid as
-    its text, a set as a set, a map as a dict; the other scalars as cassandra-driver."""
+    value.pyx): a timestamp as an aware UTC datetime made from float seconds (milliseconds / 1000.0, by
+    datetime.fromtimestamp) and truncated to whole milliseconds, a date as a datetime.date, a varint as its bytes,
+    a uuid as its text, a set as a set, a map as a dict; the other scalars as cassandra-driver."""
     if issubclass(cqltype, cqltypes.MapType):
         key, value = cqltype.subtypes
         parts = _unframed(data, per_item=2)
@@ -168,7 +169,8 @@ def acsylla_reads(cqltype, data: bytes):
     if issubclass(cqltype, (cqltypes.UUIDType, cqltypes.TimeUUIDType)):  # first: cassandra-driver's TimeUUIDType is a DateType
         return str(uuid.UUID(bytes=data))
     if issubclass(cqltype, cqltypes.DateType):
-        return UTC_EPOCH + datetime.timedelta(milliseconds=int64_unpack(data))
+        at = datetime.datetime.fromtimestamp(int64_unpack(data) / 1000.0, datetime.timezone.utc)  # float seconds
+        return at.replace(microsecond=at.microsecond // 1000 * 1000)  # then whole milliseconds
     if issubclass(cqltype, cqltypes.SimpleDateType):
         return UTC_EPOCH.date() + datetime.timedelta(days=uint32_unpack(data) - DATE_OFFSET)
     if issubclass(cqltype, cqltypes.IntegerType):
@@ -222,6 +224,39 @@ def test_every_profile_type_acsylla_reads_comes_back_as_cassandra_driver_gives_i
     native = plan.convert.get("c", lambda v: v)(acsylla_reads(cqltype, stored))
     driver = cqltype.from_binary(stored, 4)
     assert native == driver and column_types.kinds(native) == column_types.kinds(driver), (native, driver)
+
+
+def test_a_timestamp_reads_back_as_cassandra_driver_reads_it_between_1900_and_2100_and_within_a_millisecond_beyond():
+    """Both drivers go through float seconds; acsylla then keeps whole milliseconds, cassandra-driver the microsecond
+    the float gives. Within 2**32 s of the epoch the float is within half a microsecond of the stored millisecond, so
+    the two agree; at 2300-01-01 00:00:00.123 the float is 0.8 µs short: cassandra-driver reads .122999, acsylla .122
+    (the module docstring says so)."""
+    plan = calls._plan(prepared([], [("at", cqltypes.DateType)]), FakeSession())
+
+    def both(at: datetime.datetime) -> tuple[datetime.datetime, datetime.datetime]:
+        stored = cqltypes.DateType.serialize(at, 4)
+        return plan.convert["at"](acsylla_reads(cqltypes.DateType, stored)), cqltypes.DateType.from_binary(stored, 4)
+
+    for at in (datetime.datetime(1900, 1, 1, 0, 0, 0, 123_000), datetime.datetime(1969, 12, 31, 23, 59, 59, 999_000),
+               datetime.datetime(2026, 12, 7, 7, 50, 51, 209_000), datetime.datetime(2099, 12, 31, 23, 59, 59, 999_000)):
+        native, driver = both(at)
+        assert native == driver == at, (at, native, driver)
+    native, driver = both(datetime.datetime(2300, 1, 1, 0, 0, 0, 123_000))
+    assert native == datetime.datetime(2300, 1, 1, 0, 0, 0, 122_000) and driver == datetime.datetime(2300, 1, 1, 0, 0, 0, 122_999)
+    assert datetime.timedelta(0) < driver - native < datetime.timedelta(milliseconds=1)
+
+
+def test_a_map_keyed_by_a_collection_stays_on_cassandra_driver():
+    """acsylla makes a map a dict, and a list or set cannot be a dict's key: such a statement is not sent natively.
+    (The protocol's metadata has no `frozen`: map<frozen<list<int>>, int> arrives as a map keyed by a ListType.)"""
+    for key in (cqltypes.ListType.apply_parameters([cqltypes.Int32Type]), cqltypes.SetType.apply_parameters([cqltypes.UTF8Type]),
+                cqltypes.MapType.apply_parameters([cqltypes.Int32Type, cqltypes.Int32Type])):
+        keyed = cqltypes.MapType.apply_parameters([key, cqltypes.Int32Type])
+        assert calls._converter(keyed) is False and calls._binder(keyed) is False, key
+        assert calls._plan(prepared([], [("m", keyed)]), FakeSession()) is None
+        assert calls._plan(prepared([("m", keyed)], []), FakeSession()) is None
+    valued_by_list = cqltypes.MapType.apply_parameters([cqltypes.Int32Type, cqltypes.ListType.apply_parameters([cqltypes.Int32Type])])
+    assert calls._plan(prepared([], [("m", valued_by_list)]), FakeSession()) is not None  # a collection as the value is fine
 
 
 def test_the_types_a_profile_accepts_are_the_ones_these_tests_cover():

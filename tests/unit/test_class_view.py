@@ -4,6 +4,7 @@ says per question how the predictions split, what the students' runs measured an
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,6 +89,46 @@ def test_the_committed_classroom_run_stands_beside_each_question(tmp_path):
     assert len(star) == 1 and list(star[0].x) == ["3"] and "classroom profile, vm · 2 cores, 2026-11-27" in star[0].name
     assert "classroom run: 3" in fig.layout.title.text
     assert classroom_reference(tmp_path / "missing.csv") == {}
+
+
+def test_a_withdrawn_reference_is_said_but_not_drawn_as_an_answer(tmp_path):
+    """A reference row withdrawn because its card pooled conditions (#68) names no answer: the summary and the chart's
+    title say it is withdrawn, and no star stands on the answer axis."""
+    import pandas as pd
+
+    from labkit.class_view import WITHDRAWN, classroom_reference
+
+    make_class(tmp_path)
+    committed = tmp_path / "classroom_answers.csv"
+    pd.DataFrame([{"machine": "vm · 2 cores", "date": "2026-11-27", "notebook": "02_index_table", "question": "login_winner",
+                   "measured": "withdrawn (#68): the card's interval pooled 10 thread counts", "measured_answer": WITHDRAWN}]).to_csv(committed, index=False)
+    reference = classroom_reference(committed)
+    rows = class_rows([tmp_path / "submitted"])
+    assert summary(rows, reference).set_index("question").loc["login_winner"].classroom_run == WITHDRAWN
+    fig = figure(rows, "02_index_table", "login_winner", reference)
+    assert not [t for t in fig.data if t.name.startswith("the committed classroom run")] and WITHDRAWN not in list(fig.data[0].x)
+    assert f"classroom run: {WITHDRAWN}" in fig.layout.title.text
+
+
+POOLED_WHICH = re.compile(r"^(?P<first>.+?) / (?P<second>.+?), (?P<what>[^:]*): [0-9.]+x \(")
+
+
+def pooled_which_rows(path: Path) -> list[str]:
+    """Reference rows holding a "which serves more" card's ratio that names no condition: the old card, whose interval
+    pooled every thread count of the run (`pooled_ratio`, #68); a card of `ratio_at_point` says "at N threads"."""
+    import pandas as pd
+
+    table = pd.read_csv(path, dtype=str).fillna("")
+    return [f"{r.notebook} {r.question}: {r.measured}" for r in table.itertuples()
+            if (m := POOLED_WHICH.match(r.measured)) and " at " not in f" {m['what']}"]
+
+
+def test_the_committed_classroom_answers_hold_no_pooled_interval():
+    """The committed reference must not declare a winner from an interval pooled over conditions: such rows were
+    withdrawn (#68) until a classroom run is re-measured (this failed on the file before the withdrawal: 9 rows)."""
+    from labkit.class_view import CLASSROOM_ANSWERS
+
+    assert pooled_which_rows(CLASSROOM_ANSWERS) == []
 
 
 def test_autograded_folders_and_plain_folders_name_the_student(tmp_path):

@@ -90,6 +90,22 @@ def test_a_pattern_setting_is_part_of_the_condition():
     assert not found.has_interval and found.points == 2 and found.where() == "at 8 threads, 1 node, groups 3"
 
 
+def test_rows_pooling_two_group_counts_are_reported_mixed():
+    """`mixed_conditions` (what the claims test and benchmarks/remeasured.py refuse an interval on) takes the pattern's
+    settings from its caller: rows at 1 and at 3 Distorted Replicas groups, one thread and node count, are two
+    conditions once `groups` is among them, and one group count alone is one."""
+    from labkit.lessons import pattern_settings
+    from labkit.results.intervals import mixed_conditions
+
+    df = pd.concat([rows({8: 0.9}, repeats=3, groups=g).assign(pattern="distorted-replicas", phase="read") for g in (1, 3)], ignore_index=True)
+    settings = pattern_settings(df)
+    assert "groups" in settings
+    assert mixed_conditions(df) == {}  # CONDITION_KEYS alone do not see the groups
+    assert mixed_conditions(df, settings=settings) == {"groups": [1, 3]}
+    assert mixed_conditions(df[df.groups == 3], settings=settings) == {}
+    assert mixed_conditions(df.astype(str).to_dict("records"), settings=settings) == {"groups": ["1", "3"]}  # rows as a CSV gives them
+
+
 def test_a_column_that_only_tells_the_two_sides_apart_is_the_comparison_not_a_condition():
     """Notebook 00 compares consistency levels as two approaches: `consistency` is a setting of the ycsb pattern,
     but each side has one value of it, so the runs still pair per thread count."""
@@ -125,7 +141,7 @@ def asked(monkeypatch, tmp_path):
     lesson = Lesson("03_enumerable_keys", (Question("winner", "Which adds more comments per second?", "choice", options=("rows", "list")),))
 
     def ask(prediction):
-        boxes = lesson.ask({"winner": prediction})
+        boxes = lesson.ask({} if prediction is None else {"winner": prediction})  # none: a batch run that skips it
         boxes.require("winner")
         return boxes
     return ask
@@ -136,6 +152,22 @@ def test_the_card_names_the_condition_and_says_too_few_repeats_for_one_run_per_p
     assert card["verdict"] == TOO_FEW
     assert card["measured"].startswith("rows / list, comments per second at 100 threads, 1 node: 7.3x (one pair, too few repeats for an interval)")
     assert "4 points, 1.7x-7.3x over 10-100 threads (a range: no interval across conditions)" in card["measured"]
+    assert "; 3 or more repeats at one point give an interval (the panel's repeats);" in card["measured"]
+
+
+def test_a_condition_is_said_in_plain_words():
+    """Whole floats (a column pandas read as floats) as whole numbers, and cores in the plural above one."""
+    from labkit.results.intervals import _plain, _span, _unit
+
+    assert _plain(40.0) == 40 and isinstance(_plain(40.0), int) and _plain(0.15) == 0.15 and _plain(float("nan")) is None
+    assert [_unit("node_cpu", v) for v in (0.15, 1, 1.0, 1.5, 2)] == [
+        "0.15 core per node", "1 core per node", "1 core per node", "1.5 cores per node", "2 cores per node"]
+    assert _span("node_cpu", [0.15, 0.5]) == "0.15-0.5 core per node" and _span("node_cpu", [0.5, 2]) == "0.5-2 cores per node"
+    assert _span("node_cpu", [None, 0.15, 0.25]) == "unbudgeted and 0.15, 0.25 core per node"
+    df = rows({40: 2.0}, repeats=3).astype({"threads": float, "nodes": float})
+    assert ratio_at_point(df, "pattern", "naive").where() == "at 40 threads, 1 node"  # not "40.0 threads, 1.0 nodes"
+    budgeted = rows({40: 2.0}, repeats=3, node_cpu=2.0)
+    assert ratio_at_point(budgeted, "pattern", "naive").where() == "at 40 threads, 1 node, 2 cores per node"
 
 
 def test_the_card_judges_from_the_one_conditions_interval(asked):
@@ -155,6 +187,24 @@ def test_the_class_view_reads_the_winner_from_a_card_that_names_its_condition(as
     assert measured_answer(boxes["winner"].question, "rows", card["measured"], card["verdict"]) == "rows"
     few = asked("rows").card_which("winner", ratio_at_point(rows(WRITE_RATIOS), "pattern", "naive"), "rows", "list", "CPU.")
     assert measured_answer(boxes["winner"].question, "rows", few["measured"], few["verdict"]) == TOO_FEW
+
+
+def test_the_class_view_takes_the_winner_from_the_cards_verdict_not_its_rounded_bounds(asked):
+    """An interval of 1.0014-1.28 excludes 1 but prints "(1.00-1.3)": read back from the printed bounds, the low one is
+    not above 1 and the card looked like noise. A judged card's verdict says who won; an unjudged one (no prediction)
+    is read from the bound that is not 1.00."""
+    from labkit.class_view import measured_answer
+    from labkit.predictions import ABSENT, WRONG
+
+    df = pd.DataFrame([{"approach": a, "repeat": r, "threads": 8, "nodes": 1, "throughput": v}
+                       for r, ratio in enumerate((1.102, 1.1, 1.2)) for a, v in (("naive", 1000.0), ("pattern", 1000.0 * ratio))])
+    compared = ratio_at_point(df, "pattern", "naive")
+    assert 1.0 < compared.interval.low < 1.005 and compared.interval.text() == "1.1x (1.00-1.3)"
+    for prediction, verdict in (("rows", RIGHT), ("list", WRONG), (None, ABSENT)):
+        boxes = asked(prediction)
+        card = boxes.card_which("winner", compared, "rows", "list", "CPU.")
+        assert card["verdict"] == verdict
+        assert measured_answer(boxes["winner"].question, prediction, card["measured"], card["verdict"]) == "rows", prediction
 
 
 def test_the_card_refuses_an_interval_that_names_no_condition(asked):

@@ -80,15 +80,16 @@ def _number(text: str) -> float:
 def interval(spec: dict, chosen: list[dict[str, str]]):
     """`reduce = "interval"`: the raw rows' `numerator` / `denominator` approach, paired by `repeat` (and by
     the `pair_on` columns, if given), as results.intervals computes it for the notebooks and the report. The
-    rows must be the repeats of one condition (one thread count, node count, CPU budget, phase): an interval
-    never pools conditions. With `between = COLUMN`, numerator and denominator are two values of that column
+    rows must be the repeats of one condition (one thread count, node count, CPU budget, phase, and where the rows
+    carry a pattern and phase, each of its settings): an interval never pools conditions. With `between = COLUMN`, numerator and denominator are two values of that column
     whose runs are independent (e.g. nodes 8 over nodes 1: different clusters), compared by a Welch interval on
     their logs. With
     `numerator_column`/`denominator_column`, each chosen row gives one ratio of two of its columns (a tactic's
     p95 before / after, within one run) and the rows' ratios get their interval."""
+    from labkit.lessons import pattern_settings
     from labkit.results.intervals import columns_interval, interval_of, mixed_conditions
 
-    mixed = mixed_conditions(chosen, between=spec.get("between", "approach"))
+    mixed = mixed_conditions(chosen, between=spec.get("between", "approach"), settings=pattern_settings(chosen))
     assert not mixed, (f"{spec['file']} {spec.get('where')}: an interval from rows of several conditions {mixed}; pairs at different "
                        "conditions are not repeats: quote each condition's interval, or the range of their ratios (reduce = \"range\")")
     if "numerator_column" in spec:  # two columns of one run (e.g. p95 before / after a tactic): one ratio per row
@@ -166,6 +167,9 @@ def test_each_quoted_figure_is_the_committed_result(claim):
             found = interval(figure, [r for r in rows(figure["file"]) if _matches(r, figure.get("where", {}))])
             assert found.verdict == "effect" or found.verdict in says, (
                 f"{claim['notebook']} quotes {written!r}, whose interval is {found.text()}: the sentence must say {found.verdict!r}")
+            assert written == found.text(), (  # the printed form: head and bounds by ratio_text (two decimals below 1.1)
+                f"{claim['notebook']} writes {written!r}, but the recomputed interval prints {found.text()!r} "
+                "(labkit.results.intervals.RatioInterval.text): write it as printed")
         if figure.get("reduce") == "each":
             numbers = numbers * len(computed)
         assert len(numbers) == len(computed), f"{written!r}: {len(numbers)} numbers written, {len(computed)} computed"
@@ -342,3 +346,24 @@ def test_an_interval_claim_over_several_conditions_fails(monkeypatch):
     with pytest.raises(AssertionError, match="several conditions"):
         reduce(spec)
     assert reduce({**spec, "where": {"nodes": 3, "threads": 100}})[0] == pytest.approx(7.3)
+
+
+def test_an_interval_is_written_as_it_prints(monkeypatch):
+    """An interval claim's text is RatioInterval.text() of the recomputed interval: a bound of 1.02 written "1.0" (the
+    one-decimal form before ratio_text kept two decimals below 1.1) fails, "1.02" passes (this test's own guard)."""
+    from labkit.results.intervals import ratio_interval
+
+    raw = [{"approach": a, "repeat": str(i), "nodes": "1", "throughput": str(v)}
+           for i, (n, p) in enumerate(((100, 125), (100, 135), (100, 160))) for a, v in (("naive", n), ("pattern", p))]
+    printed = ratio_interval([1.25, 1.35, 1.6]).text()
+    assert printed == "1.4x (1.02-1.9)"
+    monkeypatch.setattr(__import__(__name__), "rows", lambda name: raw)
+    figure = {"file": "x.csv", "where": {"nodes": 1}, "column": "throughput", "reduce": "interval", "numerator": "pattern", "denominator": "naive"}
+    for written, passes in ((printed, True), ("1.4x (1.0-1.9)", False)):
+        monkeypatch.setattr(__import__(__name__), "markdown", lambda notebook, said=f"it served {written} the reads.": said)
+        claim = {"notebook": "x.ipynb", "says": f"it served {written} the reads.", "figure": [{**figure, "value": written}]}
+        if passes:
+            test_each_quoted_figure_is_the_committed_result(claim)
+        else:
+            with pytest.raises(AssertionError, match="write it as printed"):
+                test_each_quoted_figure_is_the_committed_result(claim)

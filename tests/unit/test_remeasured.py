@@ -79,14 +79,15 @@ def test_the_readme_shows_the_tables_the_raw_rows_give(recomputed):
 
 
 def test_every_entry_is_the_repeats_of_one_condition():
-    """An "after" interval never pools thread or node counts (#68): each entry's rows are one condition, apart
-    from the column it compares (`between`)."""
+    """An "after" interval never pools thread or node counts (#68), nor a pattern's settings: each entry's rows are
+    one condition, apart from the column it compares (`between`)."""
+    from labkit.lessons import pattern_settings
     from labkit.results.intervals import mixed_conditions
 
     for entry in remeasured.load_entries():
         with open(ROOT / "benchmarks" / "results" / entry["file"], newline="") as handle:
             chosen = [r for r in csv.DictReader(handle) if remeasured.matches(r, entry.get("where", {}))]
-        assert not mixed_conditions(chosen, between=entry.get("between", "approach")), entry["what"]
+        assert not mixed_conditions(chosen, between=entry.get("between", "approach"), settings=pattern_settings(chosen)), entry["what"]
 
 
 def test_an_entry_over_several_thread_counts_is_refused():
