@@ -6,7 +6,11 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PROFILE ?= quick
-# uv installs what pip would (the same versions here) in about 7 s instead of 38 s (warm caches)
+# uv installs what pip would (the same versions here) in about 7 s instead of 38 s (warm caches). --system-certs: uv
+# trusts the system's certificate store, as pip does; without it uv trusts only its own bundled roots, and behind a
+# network that inspects TLS with its own certificate authority (a campus proxy; this project's build machines) it fails
+# with "invalid peer certificate: UnknownIssuer" where pip succeeds (seen 2026-12-07: make test with the environment
+# emptied of SSL_CERT_FILE, on a machine whose network adds its own authority to the system store)
 UV_VERSION := 0.13.9
 
 .PHONY: run test test-full unit lab venv provision system-deps browser-deps clean bench soak
@@ -16,7 +20,7 @@ $(STAMP): pyproject.toml | system-deps
 	  { echo "labkit needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(PY) -m uv pip install --quiet --python $(PY) -e '.[lab,dev]'
+	$(PY) -m uv pip install --quiet --system-certs --python $(PY) -e '.[lab,dev]'
 	@touch $(STAMP)
 
 venv: $(STAMP)
