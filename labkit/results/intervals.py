@@ -340,12 +340,14 @@ class PointRatio:
         return "at " + ", ".join(_unit(k, v) for k, v in self.at) if self.at else ""
 
     def range_text(self) -> str:
-        """'4 points, 1.7x-7.3x over 10-100 threads (a range: no interval across conditions)'; '' for one point."""
+        """'4 points, 1.7x-7.3x over 10-100 threads (a range: no interval across conditions)'; '2 points, 4.1x at each
+        over 2-8 threads (...)' when they print alike; '' for one point."""
         if self.points < 2:
             return ""
         over = ", ".join(_span(k, v) for k, v in self.spans)
-        return (f"{self.points} points, {ratio_text(self.lowest)}x-{ratio_text(self.highest)}x"
-                + (f" over {over}" if over else "") + " (a range: no interval across conditions)")
+        low, high = ratio_text(self.lowest), ratio_text(self.highest)
+        span = f"{low}x at each" if low == high else f"{low}x-{high}x"  # not "4.1x-4.1x"
+        return f"{self.points} points, {span}" + (f" over {over}" if over else "") + " (a range: no interval across conditions)"
 
     def text(self) -> str:
         """'2.6x (2.3-3.1) at 40 threads, 1 node; 4 points, 1.7x-7.3x over 10-100 threads (a range: ...)'."""

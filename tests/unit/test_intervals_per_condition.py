@@ -255,3 +255,12 @@ def test_growth_with_the_nodes_compares_runs_of_one_thread_count():
             for n in (1, 3) for t in (16, 96) for r in range(3)]
     grew = growth_with_nodes(runs, {"the pattern": "pattern"}, 1, 3)["the pattern"]
     assert grew.estimate == pytest.approx(3.0) and grew.pairs == 3
+
+
+def test_a_range_whose_ends_print_alike_says_so_once():
+    from labkit.results.intervals import PointRatio, RatioInterval
+
+    alike = PointRatio(RatioInterval(4.1, 4.1, 4.1, 1, "spread"), (("threads", 8),), 2, 4.08, 4.12, (("threads", (2, 8)),))
+    assert alike.range_text() == "2 points, 4.1x at each over 2-8 threads (a range: no interval across conditions)"
+    apart = PointRatio(RatioInterval(4.1, 4.1, 4.1, 1, "spread"), (("threads", 8),), 2, 1.7, 7.3, (("threads", (2, 8)),))
+    assert apart.range_text().startswith("2 points, 1.7x-7.3x over 2-8 threads")
