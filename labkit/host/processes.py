@@ -15,14 +15,17 @@ from pathlib import Path
 
 import psutil
 
+from . import timer_slack
 
-def spawn(cmd: list[str], *, cwd: Path, log: Path, pidfile: Path, env: dict[str, str] | None = None) -> int:
-    """Start a detached server process (own session, so a Ctrl-C in a notebook does not hit it).
+
+def spawn(cmd: list[str], *, cwd: Path, log: Path, pidfile: Path, env: dict[str, str] | None = None, timer_slack_ns: int | None = None) -> int:
+    """Start a detached server process (own session, so a Ctrl-C in a notebook does not hit it), with
+    `timer_slack_ns` of timer slack when given (host.timer_slack: why a budgeted Cassandra node needs it).
 
     Returns once the process shows its own command line: for a moment after the fork /proc still
     shows the parent's, and a check in that moment would call a starting server dead."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
+    with open(log, "ab") as out, timer_slack.for_children(timer_slack_ns):
         proc = subprocess.Popen(
             cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True, env=env
         )

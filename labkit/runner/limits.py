@@ -12,7 +12,12 @@ pattern does not scale" when the Python client or the shared laptop was the ceil
 - `client` too: with greenlet workers, one worker's turn kept the others of its process waiting (a turn of
   5 ms or more: a database call outside `tx.call`, which greenlets cannot overlap, or long Python work)
   for at least HUB_HELD of the run;
-- `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named);
+- `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named, with its threads'
+  wake-ups per second). Budgeted Cassandra nodes start with 1 ms of timer slack (host.timer_slack): with
+  Linux's 50 us their workers' wait-spin alone used about 90% of a budget at any load, and this label was true
+  of almost every budgeted run. With it, one node of 0.5 core used 0.10 core at 100 reads/s and 0.21 at 400
+  (benchmarks/results/cpu_per_request_summary.md), so the label needs load; the wake-ups say how much of the
+  budget still went on the spin (about 21 us each here);
 - `machine`: at least 90% of all the machine's cores were busy (client and servers share them: with
   budgets this happens when the budgets and the client together need more cores than there are;
   measured here, 8 nodes x 0.15 core plus a client of 0.8 cores on 2 cores, the busiest node then used
@@ -70,7 +75,9 @@ def limit_of(
     busiest = server.busiest() if server is not None else None
     if busiest is not None and busiest[1] >= BUSY:
         name, used = busiest
-        return f"server {name}", f"{name} used {used:.0%} of its CPU budget"
+        woken = server.nodes[name].wakeups
+        spin = f" (its threads woke {woken / server.wall_s:,.0f} times/s: an idle worker's wait-spin costs CPU too)" if woken and server.wall_s > 0 else ""
+        return f"server {name}", f"{name} used {used:.0%} of its CPU budget{spin}"
     if machine_busy is not None and machine_busy >= BUSY:
         return "machine", f"{machine_busy:.0%} of all the machine's cores were busy (client and servers share them)"
     if target_rate and threads and throughput is not None and transaction_ms and throughput < SHORT_OF_TARGET * target_rate:

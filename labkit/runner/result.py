@@ -190,7 +190,9 @@ class RunResult:
 
     def _server_cpu_columns(self) -> dict[str, Any]:
         """server_cpu_ms_per_tx (all nodes), server_cpu_ms_per_tx_net (above the idle background, where the
-        meter measured it), server_cpu_ms_per_tx_<node>, node_busy_max (of budget)."""
+        meter measured it), server_cpu_ms_per_tx_<node>, server_wakeups_per_s (the nodes' threads woken per second: a
+        spinning worker pool's evidence), node_throttled_s (seconds the kernel held budgeted nodes back, all
+        nodes together), node_busy_max (of budget)."""
         cols_machine = self._machine_columns()
         if self.server_cpu is None:
             return {"server_cpu_ms_per_tx": None, **cols_machine}
@@ -203,6 +205,9 @@ class RunResult:
         for node, cpu in sorted(self.server_cpu.nodes.items()):
             cols[f"server_cpu_ms_per_tx_{node}"] = round(per_tx[node], 4) if per_tx else None
             cols[f"server_cpu_s_{node}"] = round(cpu.cpu_s, 4)
+        woken = self.server_cpu.wakeups_per_s()
+        cols["server_wakeups_per_s"] = None if woken is None else round(woken)
+        cols["node_throttled_s"] = round(sum(n.throttled_s for n in self.server_cpu.nodes.values()), 3)
         busiest = self.server_cpu.busiest()
         cols["node_busy_max"] = None if busiest is None else round(busiest[1], 3)
         return {**cols, **cols_machine}

@@ -18,6 +18,10 @@ class NodeCpu:
     cpu_s: float  # CPU seconds the node's process used (all threads, user + system)
     budget_cores: float | None  # its CPU budget in cores, None when it has none
     throttled_s: float = 0.0  # time the kernel held it back for exceeding its budget
+    wakeups: int | None = None
+    """Times its threads slept and were woken in the window (voluntary context switches; None: not read).
+    An idle worker's wait-spin wakes it thousands of times a second, each wake-up costing CPU whether or not
+    it finds work (host.timer_slack), so this is the evidence of CPU spent looking for work."""
 
     def busy(self, wall_s: float) -> float | None:
         """Fraction of its budget the node used (None without a budget or a window)."""
@@ -57,6 +61,13 @@ class ServerCpu:
             return None
         idle_s = sum(self.idle_cores[name] for name in self.nodes) * self.wall_s
         return max(0.0, 1000.0 * (self.total_s - idle_s) / transactions)
+
+    def wakeups_per_s(self) -> float | None:
+        """The nodes' wake-ups per second in all (None when any node's count is missing)."""
+        counts = [n.wakeups for n in self.nodes.values()]
+        if not counts or any(c is None for c in counts) or self.wall_s <= 0:
+            return None
+        return sum(c for c in counts if c is not None) / self.wall_s
 
     def busiest(self) -> tuple[str, float] | None:
         """(node, fraction of its budget used) of the busiest budgeted node."""

@@ -15,7 +15,8 @@ import psutil
 from conftest import labkit_jvms
 from labkit.clusters.local import budgets
 from labkit.clusters.registry import clusters_dir
-from labkit.host import loopback
+from labkit.clusters.local.cassandra_config import BUDGETED_TIMER_SLACK_NS
+from labkit.host import loopback, timer_slack
 
 BUDGET = 0.15  # each node's CPU budget in cores, where budgets can be set (root with a writable cgroup cpu controller)
 
@@ -86,6 +87,8 @@ def test_labkit_up_status_down_leave_no_jvm_and_budgeted_nodes_keep_to_their_quo
             for n in nodes:
                 assert budgets.threads_outside(clusters_dir() / "cassandra", n["name"], n["pid"]) == []
                 assert len(psutil.Process(n["pid"]).threads()) > 20  # a JVM: many threads, all of them inside
+                slack = {timer_slack.of_thread(tid) for tid in timer_slack.thread_ids(n["pid"])}
+                assert slack == {BUDGETED_TIMER_SLACK_NS}, f"{n['name']}'s threads' timer slack: {slack}"  # host.timer_slack: why
             used = cores_used_while_busy(nodes[0]["address"], nodes[0]["pid"])
             assert used <= BUDGET * 1.15, f"node1 used {used:.3f} cores under a {BUDGET}-core budget"
             assert used >= BUDGET * 0.5, f"node1 was not busy ({used:.3f} cores): the test did not load it"

@@ -15,6 +15,12 @@ import pytest
 from conftest import labkit_jvms
 from labkit.clusters.local import budgets
 from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.clusters.local.cassandra_config import BUDGETED_TIMER_SLACK_NS
+from labkit.host import timer_slack
+
+def slacks(pid: int) -> set[int | None]:
+    return {timer_slack.of_thread(tid) for tid in timer_slack.thread_ids(pid)}
+
 
 pytestmark = pytest.mark.skipif(not budgets.cgroups_writable(), reason=f"no writable cgroup cpu controller here: {budgets.detect()[1]}")
 
@@ -44,9 +50,13 @@ def test_kill_9_of_the_owner_leaves_groups_that_the_next_start_reaps_and_a_norma
         assert [g.name for g in groups if g.name.startswith("node")] == ["node1"]
         assert budgets.budget_of(groups[-1])[0] == pytest.approx(0.3)
         assert cluster.info().node_cpu == 0.3
+        pid = next(iter(cluster.node_processes().values())).pid
+        assert slacks(pid) == {BUDGETED_TIMER_SLACK_NS}  # started budgeted: its workers' wait-spin wakes less often
         cluster.set_node_cpu(None)  # budgets can be lifted in place
         assert budgets.leftover_groups() == []
+        assert slacks(pid) == {timer_slack.LINUX_DEFAULT_NS}  # unbudgeted: what an unbudgeted start gives
         cluster.set_node_cpu(0.25)
         assert budgets.budget_of(budgets.group_of(cluster.directory, "node1"))[0] == pytest.approx(0.25)
+        assert slacks(pid) == {BUDGETED_TIMER_SLACK_NS}
     assert budgets.leftover_groups() == []
     assert labkit_jvms() == []

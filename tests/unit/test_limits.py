@@ -235,3 +235,13 @@ def test_the_machine_cpu_no_process_accounts_for_is_named():
         assert row["server_cpu_cores"] == 0.3 and row["kernel_interrupt_cores"] >= 0 and row["coordinator_cpu_cores"] >= 0
         explained = row["client_cpu_cores"] + row["server_cpu_cores"] + row["kernel_interrupt_cores"] + row["coordinator_cpu_cores"]
         assert row["machine_cpu_other_cores"] == pytest.approx(row["machine_cpu_cores"] - explained, abs=0.01)
+
+
+def test_a_node_at_its_budget_is_named_with_its_wake_ups_and_the_row_carries_them():
+    """A budget filled by an idle pool's wait-spin looks like one filled by serving; the wake-ups tell them apart."""
+    spinning = ServerCpu(10.0, {"node1": NodeCpu(1.45, 0.15, wakeups=160_000)})
+    limit, note = limit_of(client_saturated=False, gil_wait_ms=None, transaction_ms=2.0, server=spinning, machine_busy=0.5)
+    assert limit == "server node1"
+    assert "16,000 times/s" in note, note
+    assert spinning.wakeups_per_s() == 16_000
+    assert ServerCpu(10.0, {"node1": NodeCpu(1.45, 0.15)}).wakeups_per_s() is None  # not read: no figure, not zero

@@ -33,9 +33,10 @@ from ..base import clusters_dir
 from ...host import loopback
 from . import budgets, cassandra_cds, memory, ports
 from . import cassandra_install as install
-from ...host import processes
+from ...host import processes, timer_slack
 from .node_cpu import NodeCpuMeter
 from .cassandra_config import (
+    BUDGETED_TIMER_SLACK_NS,
     CQL_PORT,
     JMX_PORT,
     STORAGE_PORT,
@@ -98,7 +99,8 @@ class CassandraNode:
         java = install.require_java17()
         archive = cassandra_cds.archive_path(self.cluster.version)
         cmd = server_command(java, install.classpath(self.cluster.version), self.spec, install.MAIN_CLASS, archive if archive.exists() else None)
-        processes.spawn(cmd, cwd=self.spec.path, log=self.spec.path / "logs" / "stdout.log", pidfile=self.pidfile)
+        slack = BUDGETED_TIMER_SLACK_NS if self.cluster.node_cpu is not None else None
+        processes.spawn(cmd, cwd=self.spec.path, log=self.spec.path / "logs" / "stdout.log", pidfile=self.pidfile, timer_slack_ns=slack)
 
     def log_tail(self, lines: int = 20) -> str:
         out = []
@@ -249,7 +251,10 @@ class LocalCassandraCluster:
         """Change every node's CPU budget while it runs (None removes the budgets); `period_us` is the CFS
         period the budget is spread over (benchmarks compare periods with it)."""
         self.node_cpu = budgets.checked(node_cpu)
-        budgets.budget_processes(self.directory, self._processes(self.live_nodes()), self.node_cpu, period_us)
+        running = self._processes(self.live_nodes())
+        budgets.budget_processes(self.directory, running, self.node_cpu, period_us)
+        for proc in running.values():  # a budgeted node's workers spin less (cassandra_config.BUDGETED_TIMER_SLACK_NS)
+            timer_slack.set_for_process(proc.pid, BUDGETED_TIMER_SLACK_NS if self.node_cpu is not None else timer_slack.LINUX_DEFAULT_NS)
         self._save_state()
 
     def held_addresses(self) -> list[tuple[str, int]]:

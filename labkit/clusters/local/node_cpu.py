@@ -14,6 +14,7 @@ from typing import Iterator
 import psutil
 
 from ...runner.server_cpu import NodeCpu, ServerCpu
+from ...host import timer_slack
 from . import budgets
 
 
@@ -42,6 +43,7 @@ class NodeCpuMeter:
         self.nodes = nodes  # name -> (process, budget cores, control group)
         self._cpu: dict[str, float | None] = {}
         self._throttled: dict[str, float] = {}
+        self._wakeups: dict[str, int | None] = {}
         self._t0 = 0.0
         self.idle_cores: dict[str, float] = {}  # each node's CPU rate once settled, with no client load
 
@@ -93,6 +95,7 @@ class NodeCpuMeter:
     def start(self) -> None:
         self._cpu = self._cpu_now()
         self._throttled = {name: self._throttled_s(group) for name, (_p, _b, group) in self.nodes.items()}
+        self._wakeups = {name: timer_slack.wakeups(proc.pid) for name, (proc, _b, _g) in self.nodes.items()}
         self._t0 = time.monotonic()
 
     def stop(self) -> ServerCpu:
@@ -102,5 +105,7 @@ class NodeCpuMeter:
             before, after = self._cpu.get(name), cpu_seconds(proc)
             if before is None or after is None:
                 continue  # a node killed during the run (a fault lesson): no reading for it
-            out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0))
+            woke, woken = self._wakeups.get(name), timer_slack.wakeups(proc.pid)
+            out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0),
+                                wakeups=None if woke is None or woken is None else max(0, woken - woke))
         return ServerCpu(wall_s=wall, nodes=out, idle_cores=dict(self.idle_cores))
