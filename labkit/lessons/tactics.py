@@ -2,8 +2,10 @@
 
 Every question is answered from the run itself: failures while the index builds and reads that found a
 record missing during the repair (counted), the share of the ring the new node owns (the server's
-evidence), what limited the load before the budget grew (the run's `limit`), and what a tactic did to p95
-(after over before, with 1.2x either way as "about the same")."""
+evidence), what limited the load before the budget grew (the run's `limit`: `server nodeN` is a node at 90% of its
+budget, which with Linux's default timer slack a budgeted Cassandra node was at any load, its idle workers
+waking up to look for work; budgeted nodes now start with 1 ms of slack, and the card shows the cores the nodes
+used), and what a tactic did to p95 (after over before, with 1.2x either way as "about the same")."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ SHARES = {"about a quarter": 25.0, "about a sixth": 100 / 6, "about a third": 10
 LESSON = Lesson("06_tactics", (
     Question("index_fails", "While the SAI index builds under load, will any query planned against it fail?", "choice",
              options=(YES, NO), giveaways=("fail with `index_not_available`", "queries that reach it fail")),
-    Question("quorum_effect", "A read-heavy load near the nodes' budget switches from ONE to QUORUM (3 nodes, replication factor "
+    Question("quorum_effect", "A read-heavy load that keeps three budgeted nodes busy switches from ONE to QUORUM (replication factor "
              "3). What will the switch do to p95, after over before?", "choice", options=(BETTER, SAME, WORSE),
              giveaways=("328 ms after it", "what it costs is latency and capacity")),
     Question("cpu_limit", "Just before the nodes' budget is doubled, what will have limited the load?", "choice",

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from ..errors import ConfigError
 
 CLIENT_BOUND_NOTE = "✕ = client-bound run: the Python client, not the database, was the limit"
-LIMIT_NOTE = "marker = what limited the point: ● none seen · ■ a server node at its CPU budget · ◆ the shared machine · ✕ the client"
+LIMIT_NOTE = "marker = what limited the point: ● none seen · ■ a node at ≥90% of its CPU budget (work or idle wake-ups) · ◆ the machine · ✕ the client"
 LIMIT_SYMBOLS = {"none": "circle", "server": "square", "machine": "diamond", "client": "x"}
 
 
@@ -150,7 +150,8 @@ def latency_figure(df: pd.DataFrame, color: str = "approach") -> go.Figure:
 
 
 def _mark_limits(fig: go.Figure) -> go.Figure:
-    """Each point's marker says what limited it (the lines stay whole: one trace per approach)."""
+    """Each point's marker says what the run found at its limit (the lines stay whole: one trace per approach): a square is a
+    node at 90% of its budget, which before the 1 ms timer slack a budgeted Cassandra node was at any load."""
     for trace in fig.data:
         if trace.customdata is not None and len(trace.customdata):
             kinds = [row[0] for row in trace.customdata]

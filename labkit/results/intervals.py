@@ -401,7 +401,7 @@ def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "through
 
 def unpaired_ratio_interval(numerator: Iterable[float], denominator: Iterable[float],
                             confidence: float = CONFIDENCE) -> RatioInterval | None:
-    """The ratio of two independent groups of runs (e.g. CPU per transaction at 8 nodes over 1 node: different
+    """The ratio of two independent groups of runs (e.g. throughput at 8 nodes over 1 node: different
     clusters, so no block pairs them): geometric mean over geometric mean, with a Welch t-interval on the
     difference of their mean logs; `pairs` is the smaller group's size. Below MIN_PAIRS in either group, the
     spread of every cross ratio and "too few repeats"."""

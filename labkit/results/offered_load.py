@@ -113,7 +113,8 @@ def median_points(df: pd.DataFrame) -> pd.DataFrame:
 def offered_load_figure(df: pd.DataFrame) -> go.Figure:
     """Left: achieved vs offered throughput (the diagonal is keeping up). Right: p50/p95/p99 latency
     from the intended start against achieved throughput, log scale. The knee of each curve is starred;
-    each marker's shape says what limited the point."""
+    each marker's shape says what the run found at its limit (■: a node at 90% of its budget, on requests or on
+    its idle workers' wake-ups)."""
     _check(df, ("pattern", "approach", "engine", "server_version", "provider", "nodes", "threads", "target_rate", "throughput", "p95_us"))
     data = median_points(df).sort_values([*CURVE, "target_rate"]).copy()
     data["limited by"] = limit_kinds(data)
