@@ -109,6 +109,8 @@ class HBaseConnection(Protocol):
 
     def create_table(self, name: str, family: str = "f", splits: list[str] | tuple[str, ...] = ()) -> None: ...
 
+    def flush_table(self, name: str) -> None: ...
+
 
 class CassandraCluster(Cluster, CassandraConnection, Protocol):
     """A Cassandra cluster of any provider, as its bindings use it: the contract and the connection view."""

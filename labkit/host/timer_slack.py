@@ -22,6 +22,9 @@ from typing import Iterator
 
 LINUX_DEFAULT_NS = 50_000
 """The slack of init (PID 1), which every process inherits unless one in its ancestry asked for another."""
+BUDGETED_NS = 1_000_000
+"""What labkit gives a server process held to a CPU budget (every engine's alike, so a comparison of engines under
+budgets gives both the same kernel setting); clusters.local.cassandra_config says what it changed for Cassandra."""
 PR_SET_TIMERSLACK = 29
 PR_GET_TIMERSLACK = 30
 

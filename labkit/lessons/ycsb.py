@@ -29,6 +29,6 @@ LESSON = Lesson("05_ycsb_workloads", (
              "its chunk cache hit ratio...", "choice", options=(RISES, SAME, FALLS),
              giveaways=("fits better as nodes are added", "hit ratio doubled")),
     Question("engines_reads", "Workload C (read only) on Cassandra's two nodes and on HBase's two region servers, {engines_cpu} "
-             "core each, at the same offered loads: whose mean latency from the intended start will be lower?", "choice",
+             "core each, at the same offered loads: whose mean latency (from each read's actual start, as YCSB measures it) will be lower?", "choice",
              options=("Cassandra", "HBase"), giveaways=("0.56x (0.32-0.97)", "answered sooner")),
 ))

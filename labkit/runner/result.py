@@ -72,6 +72,9 @@ class RunResult:
     client_run_queue_ms: float | None = None  # mean wait of that probe for a free core (the machine busy)
     server_cpu: ServerCpu | None = None  # each node's CPU in the measured window (local providers)
     machine_parts: dict[str, float] = field(default_factory=dict)  # MachineCpu.parts: busy cores, kernel interrupts, coordinator
+    load_s: float | None = None
+    """Seconds the workload's load phase took before the run (unmeasured, budgets lifted; a workload that finds its
+    data already loaded returns at once, so only a run that loaded says how long loading takes); None: no load phase."""
     limit: str = "none"  # what limited the run: client, server nodeN, machine, none (runner.limits)
     limit_note: str = ""
     server: dict[str, float] = field(default_factory=dict)  # growth of the server's own counters during the run
@@ -119,6 +122,7 @@ class RunResult:
             "errors": self.errors,
             "retries": self.retries,
             "wall_s": round(self.wall_s, 6),
+            "load_s": None if self.load_s is None else round(self.load_s, 3),
             "throughput": round(self.throughput, 3),
             "mean_us": self.stats.mean_us,
             "p50_us": self.stats.p50_us,

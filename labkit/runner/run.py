@@ -6,6 +6,7 @@ from collections import Counter
 
 import contextlib
 import threading
+import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Mapping
 
@@ -185,8 +186,11 @@ def run(workload: Any, *, threads: int, operations: int, options: RunOptions | N
     try:
         if opts.setup:
             workload.setup()
+        load_s = None
         if opts.load:
+            began = time.monotonic()
             workload.load()
+            load_s = time.monotonic() - began
 
         counters_before = hooked.server_counters()
         machine = MachineCpu()
@@ -297,6 +301,7 @@ def run(workload: Any, *, threads: int, operations: int, options: RunOptions | N
         intended=intended_stats(total),
         timeline=timeline,
         server_cpu=server_cpu,
+        load_s=load_s,
         limit=limit,
         limit_note=limit_note,
         verification=verification,

@@ -37,16 +37,19 @@ class ServerCpu:
     wall_s: float
     nodes: dict[str, NodeCpu] = field(default_factory=dict)
     idle_cores: dict[str, float] = field(default_factory=dict)
-    """Each node's CPU rate just before the window, with no client load (its own background work:
-    gossip, timers, garbage collection); empty when the meter did not measure it."""
+    """Each node's CPU rate just before the window, with no client load (its own background work, 0.03-0.05
+    core for a quiet Cassandra node here); empty when the meter did not measure it. It does not include the
+    worker pool's wait-spin, which starts only once requests arrive (host.timer_slack)."""
 
     @property
     def total_s(self) -> float:
         return sum(n.cpu_s for n in self.nodes.values())
 
     def per_transaction_ms(self, transactions: int) -> dict[str, float]:
-        """CPU milliseconds per transaction, in total and per node (machine-independent evidence of how
-        much work the servers do for one transaction, whatever the throughput)."""
+        """CPU milliseconds per transaction, in total and per node: the nodes' CPU over the window divided by
+        the transactions. It includes what the nodes spent looking for work between requests (their wake-ups,
+        `NodeCpu.wakeups`), which a slower run spreads over fewer transactions, so it is a request's cost only
+        where the nodes were kept busy; benchmarks/cpu_per_request.py separates the two."""
         if transactions <= 0:
             return {}
         out = {"total": 1000.0 * self.total_s / transactions}
@@ -55,8 +58,8 @@ class ServerCpu:
 
     def net_per_transaction_ms(self, transactions: int) -> float | None:
         """CPU milliseconds per transaction above the nodes' idle background (None without an idle
-        reading): what the transactions themselves cost, which an idle node's steady background would
-        otherwise inflate more the more nodes there are."""
+        reading), which an idle node's steady background would otherwise inflate more the more nodes there
+        are. The wait-spin between requests is still in it (see per_transaction_ms)."""
         if transactions <= 0 or not self.nodes or not set(self.nodes) <= set(self.idle_cores):
             return None
         idle_s = sum(self.idle_cores[name] for name in self.nodes) * self.wall_s

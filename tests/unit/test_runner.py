@@ -42,6 +42,19 @@ def test_phases_run_in_order_and_can_be_skipped():
     assert w2.phases == []
 
 
+class SlowLoad(CountingWorkload):
+    def load(self):
+        time.sleep(0.2)
+        super().load()
+
+
+def test_the_load_phase_is_timed_and_a_run_without_one_says_none():
+    """document 004 times YCSB's load phase on each engine: a run that loads says how long it took."""
+    loaded = run(SlowLoad(), threads=2, operations=10)
+    assert 0.2 <= loaded.load_s < 2.0 and loaded.to_row()["load_s"] == round(loaded.load_s, 3)
+    assert run(SlowLoad(), threads=2, operations=10, options=RunOptions(load=False)).to_row()["load_s"] is None
+
+
 class SlowWarmup(CountingWorkload):
     """Worker 0's single warm-up transaction takes 0.3 s; nobody may start measuring before it ends."""
 

@@ -169,6 +169,34 @@ def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = D
     return group
 
 
+def cap_cluster(directory: Path, cores: float, period_us: int = DEFAULT_PERIOD_US) -> Path:
+    """Cap the cluster's own group at `cores` in all: its nodes' groups, and any process put into a group of
+    its own beside them (a gateway), then share that total (the kernel charges a child group's CPU to its
+    parent's quota too). Control groups only: the signal budgets pause one process at a time."""
+    backend = require()
+    if backend.version == "signals":
+        raise NotAvailableError("a CPU total shared by a cluster's processes needs control groups; the signal budgets this machine "
+                                f"uses pause one process at a time. {UNSUPPORTED_ADVICE}")
+    top = backend.home / cluster_group(directory)
+    if backend.version == "v2":
+        _enable_cpu_controller(backend, top)
+    top.mkdir(parents=True, exist_ok=True)
+    quota = max(1000, int(round(cores * period_us)))
+    if backend.version == "v1":
+        _write(top / "cpu.cfs_period_us", str(period_us))
+        _write(top / "cpu.cfs_quota_us", str(quota))
+    else:
+        _write(top / "cpu.max", f"{quota} {period_us}")
+    return top
+
+
+def cluster_cap(directory: Path) -> tuple[float, int] | None:
+    """(cores, period_us) of the cap on the cluster's own group (cap_cluster), or None when it has none."""
+    backend, _ = _detect_cgroups()
+    top = backend.home / cluster_group(directory) if backend is not None else None
+    return budget_of(top) if top is not None and top.exists() else None
+
+
 def set_quota(group: Path, cores: float | None) -> None:
     """Change the quota of an existing group in place, keeping its CFS period; None lifts it (the members
     stay in the group)."""

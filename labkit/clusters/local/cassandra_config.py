@@ -11,6 +11,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...host import timer_slack
+
 MIN_TOKEN = -(2**63)
 RING = 2**64
 
@@ -58,7 +60,7 @@ JVM17_CLIENT = [
     )),
 ]
 
-BUDGETED_TIMER_SLACK_NS = 1_000_000
+BUDGETED_TIMER_SLACK_NS = timer_slack.BUDGETED_NS
 """Timer slack of a node under a CPU budget (host.timer_slack). Measured side by side on one node of 0.5 core
 reading at 100, 200 and 400/s (benchmarks/results/cpu_per_request_summary.md, 4 ABBA blocks): with Linux's
 50 us its threads woke about 15,000-17,000 times a second and it used 0.39-0.44 core at every rate; with

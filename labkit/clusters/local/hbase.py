@@ -22,7 +22,7 @@ from typing import Any
 import psutil
 
 from ...errors import ConfigError, LabkitError
-from ...host import loopback, processes
+from ...host import loopback, processes, timer_slack
 from ...host.users import current_user
 from .. import exit_guard
 from ..base import ClusterInfo, clusters_dir
@@ -101,9 +101,18 @@ class LocalHBaseCluster:
     capabilities = Capabilities(resize=True, budgets=True, server_cpu=True)
 
     def __init__(self, nodes: int = 2, version: str = install.DEFAULT_VERSION, startup_timeout: float | None = None,
-                 detached: bool = False, node_cpu: float | None = None):
-        """`node_cpu`: CPU budget of each region server in cores, applied once the cluster is ready (ZooKeeper, the
-        master and the gateway stay unbudgeted: they are the cluster's plumbing, not its nodes)."""
+                 detached: bool = False, node_cpu: float | None = None, gateway_in_budget: bool = False,
+                 block_cache_fraction: float | None = None):
+        """`node_cpu`: CPU budget of each region server in cores, applied once the cluster is ready (ZooKeeper and the
+        master stay unbudgeted: they are the cluster's plumbing, not its nodes). `gateway_in_budget`: the Thrift
+        gateway every request passes shares the region servers' total (nodes x node_cpu, one cap on the cluster's
+        group), as a Cassandra node's coordinator work shares its node's budget; without it the gateway runs free.
+        `block_cache_fraction`: each region server's block cache as a share of its heap (hfile.block.cache.size;
+        HBase's default 0.4), so a benchmark can read more data than the cache holds."""
+        if block_cache_fraction is not None and not (isinstance(block_cache_fraction, (int, float)) and 0.0 < block_cache_fraction <= 0.5):
+            raise ConfigError(f"block_cache_fraction is a share of the region server's heap above 0 and at most 0.5; got {block_cache_fraction!r}")
+        self.gateway_in_budget = bool(gateway_in_budget)
+        self.block_cache_fraction = block_cache_fraction
         self.node_cpu = budgets.checked(node_cpu)
         self.version = version
         self.directory = clusters_dir() / NAME
@@ -202,7 +211,8 @@ class LocalHBaseCluster:
 
     def _write_configs(self) -> None:
         common = config.common_site(self.directory, self.zookeeper.host, self.zookeeper.port, len(self.nodes))
-        own = {"master": lambda p: config.master_site(p.host, p.port), "regionserver": lambda p: config.region_server_site(p.host, p.port)}
+        cache = {} if self.block_cache_fraction is None else {"hfile.block.cache.size": str(self.block_cache_fraction)}
+        own = {"master": lambda p: config.master_site(p.host, p.port), "regionserver": lambda p: {**config.region_server_site(p.host, p.port), **cache}}
         for proc in self.procs:
             proc.conf_dir.mkdir(parents=True, exist_ok=True)
             (Path(proc.path) / "tmp").mkdir(exist_ok=True)
@@ -275,6 +285,15 @@ class LocalHBaseCluster:
         """Give every region server a CPU budget of `node_cpu` cores (None removes the budgets)."""
         self.node_cpu = budgets.checked(node_cpu)
         budgets.budget_processes(self.directory, self.node_processes(), self.node_cpu)
+        slack = timer_slack.BUDGETED_NS if self.node_cpu is not None else timer_slack.LINUX_DEFAULT_NS
+        for proc in self.node_processes().values():  # the same kernel setting as a budgeted Cassandra node's
+            timer_slack.set_for_process(proc.pid, slack)
+        gateway = self._process(self.gateway)
+        if self.node_cpu is not None and self.gateway_in_budget and gateway is not None:
+            total = self.node_cpu * len(self.nodes)
+            budgets.cap_cluster(self.directory, total)
+            budgets.apply(self.directory, self.gateway.name, gateway.pid, total)  # its own group, inside the cluster's cap
+            timer_slack.set_for_process(gateway.pid, slack)
 
     def cpu_meter(self) -> NodeCpuMeter:
         """A meter of the whole cluster's CPU for the runner: each region server with its budget, and the
@@ -283,8 +302,8 @@ class LocalHBaseCluster:
         meter = NodeCpuMeter.of(self.directory, self.node_processes(), self.node_cpu)
         for proc in self.procs:
             found = self._process(proc) if proc.role != "regionserver" else None
-            if found is not None:
-                meter.nodes[proc.name] = (found, None, None)
+            if found is not None:  # no budget of its own; a gateway inside the cluster's cap has a group (its throttling)
+                meter.nodes[proc.name] = (found, None, budgets.group_of(self.directory, proc.name) if self.gateway_in_budget and self.node_cpu else None)
         return meter
 
     def _save_state(self) -> None:
@@ -336,6 +355,11 @@ class LocalHBaseCluster:
         """A table with one column family, pre-split at `splits` into len(splits) + 1 regions (the master spreads
         them over the region servers)."""
         self.admin("create", name, family, *splits, timeout=timeout)
+
+    def flush_table(self, name: str, timeout: float = 300) -> None:
+        """Write every region's memstore of table `name` to store files, so later reads go through the block cache
+        and the files (a freshly loaded table is otherwise served from memory)."""
+        self.admin("flush", name, timeout=timeout)
 
     def metrics(self) -> dict[str, Any]:
         """The master's view: every live region server's request count and its regions' read and write counts

@@ -75,7 +75,7 @@ class NodeCpuMeter:
         """Wait (up to `timeout_s`) until no node uses more than `quiet_cores` over `window_s`: the work a
         warm-up queued (JIT compilation, flushes) finishes at full speed instead of inside the first
         measured seconds. The last window's rates are the nodes' idle background (`idle_cores`), which
-        the measured window's reading subtracts for the CPU the transactions themselves cost. Returns
+        the measured window's reading subtracts (server_cpu_ms_per_tx_net). Returns
         the seconds waited. A second, not half: half-second readings of an idle node scatter four times
         as widely (benchmarks/settle_window.py)."""
         began = time.monotonic()

@@ -51,6 +51,9 @@ WORKLOAD = Pattern(
         Setting("chunk_cache_mb", 4, 1, 4096, "each node's chunk cache in MiB (the sweep's cluster is started with it; Cassandra 5 has none by default)",
                 phases=("cache",)),
         Setting("tags", 100, 1, 100_000, "distinct values of the indexed tag column (records per tag = records / tags)", phases=INDEX_PHASES),
+        Setting("flush", "no", 0, 0, "write the loaded records to disk before the runs (Cassandra's nodetool flush, HBase's flush), so reads "
+                "go through the on-disk files and their caches instead of the memtable or memstore the load filled", choices=("no", "yes"),
+                phases=("offered-load",)),
         Setting("consistency", "ONE", 0, 0, "consistency level of every operation (YCSB's Cassandra default: ONE)", choices=CONSISTENCY_LEVELS),
         Setting("replication", 1, 1, 5, "replication factor of the ycsb keyspace"),
     ),

@@ -118,9 +118,10 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
                 cql.write_all(self.session, insert, [self.record(k, rng) for k in range(start, min(start + 5000, self.records))], LOAD_CONCURRENCY)
         finally:
             insert.consistency_level = self.consistency
-        if self.phase == "cache":
+        if self.flushed:
             if self._flush is None:
-                raise ConfigError("the cache phase flushes the loaded records to disk with nodetool: run it on a cluster labkit started (provider local)")
+                raise ConfigError(f"the {'cache phase' if self.phase == 'cache' else 'flush setting'} flushes the loaded records to disk with "
+                                  "nodetool: run it on a cluster labkit started (provider local)")
             self._flush()
         if not self.inserts:  # a run that inserts leaves more than the loaded records: the next run reloads
             self.session.execute(f"INSERT INTO {self.keyspace}.loaded (name, shape) VALUES (%s, %s)", (self.table, self.shape()))
@@ -207,7 +208,7 @@ def workload(approach: str, phase: str, cluster: CassandraCluster, operations: i
     chosen = YcsbSettings.of(settings)
     flush = None
     keyspace = namespaced(KEYSPACE, namespace_for(cluster))
-    if phase == "cache" and capabilities_of(cluster).admin:
+    if (phase == "cache" or chosen.flush == "yes") and capabilities_of(cluster).admin:
         def flush() -> None:
             for node in cluster.live_nodes():
                 cluster.nodetool(node.name, "flush", keyspace)

@@ -265,6 +265,7 @@ class YcsbSettings:
     consistency: str = "ONE"
     replication: int = 1
     chunk_cache_mb: int | None = None
+    flush: str = "no"
 
     @classmethod
     def of(cls, settings: Mapping[str, Any]) -> YcsbSettings:
@@ -289,6 +290,7 @@ class YcsbRun:
         self.approach, self.phase = approach, phase
         self.records, self.fields, self.field_length, self.max_scan = settings.records, settings.fields, settings.field_length, settings.max_scan
         self.insert_order, self.tags = settings.insert_order, settings.tags
+        self.flushed = phase == "cache" or settings.flush == "yes"
         distribution = settings.distribution
         self.indexed = phase in INDEX_PHASES
         if self.indexed:
@@ -332,7 +334,7 @@ class YcsbRun:
     def shape(self) -> str:
         """What a loaded table holds, stored with it so a later run with the same shape skips the load."""
         return (f"records={self.records} fields={self.fields} length={self.field_length} order={self.insert_order} tags={self.tags} keys=fnv64abs"
-                + (" flushed" if self.phase == "cache" else ""))
+                + (" flushed" if self.flushed else ""))
 
     def sample_key(self) -> str:
         """A key every loaded table holds (the first record's)."""

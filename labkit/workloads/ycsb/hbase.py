@@ -61,18 +61,20 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
     base_keyspace = "ycsb"
 
-    def __init__(self, gateway: str, approach: str, phase: str, settings: YcsbSettings, make_table: Any = None, servers: int = 1):
+    def __init__(self, gateway: str, approach: str, phase: str, settings: YcsbSettings, make_table: Any = None, servers: int = 1,
+                 flush_table: Any = None):
         """`make_table(name, family, splits)`: the cluster's pre-split table maker (Thrift 1 cannot split); without
-        one (a test double) the table is one region."""
+        one (a test double) the table is one region. `flush_table(name)`: the cluster's flush, which the flush
+        setting needs after the load."""
         check_sweep(phase, [approach])
         self.configure(approach, phase, settings)
         self.gateway = gateway
-        self._make_table, self.servers = make_table, servers
+        self._make_table, self.servers, self._flush_table = make_table, servers, flush_table
         self._pool = None
         self._pool_size = 1
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_pool": None, "_make_table": None}  # sockets and the admin tool stay in the process that opened them
+        return {**self.__dict__, "_pool": None, "_make_table": None, "_flush_table": None}  # sockets and the admin tool stay in the process that opened them
 
     @property
     def table_name(self) -> str:
@@ -134,6 +136,10 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
             with connection.table(self.table_name).batch(batch_size=LOAD_BATCH) as batch:
                 for k in range(self.records):
                     batch.put(*self.row(k, rng))
+            if self.flushed:
+                if self._flush_table is None:
+                    raise ConfigError("the flush setting writes the loaded records to store files with HBase's admin: run it on a cluster labkit started")
+                self._flush_table(self.table_name)
             if not self.inserts:
                 marker = self.table_name + "_loaded"
                 connection.create_table(marker, {"f": {"max_versions": 1}})
@@ -176,5 +182,6 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 def workload(approach: str, phase: str, cluster: HBaseCluster, operations: int, **settings: Any) -> YcsbHBase:
     """`settings` by the names of YcsbSettings; consistency and replication are Cassandra's settings: HBase serves each
     region from one server (without read replicas, its durability is HDFS's, which this local cluster does not have)."""
-    made = YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings), make_table=cluster.create_table, servers=cluster.info().nodes)
+    made = YcsbHBase(cluster.thrift_gateway, approach, phase, YcsbSettings.of(settings), make_table=cluster.create_table, servers=cluster.info().nodes,
+                     flush_table=cluster.flush_table)
     return in_namespace(made, cluster)

@@ -61,7 +61,7 @@ public class LabkitHBaseAdmin {
     }
   }
 
-  // One command's JSON answer: version, metrics, or create TABLE FAMILY [SPLIT_KEY...].
+  // One command's JSON answer: version, metrics, create TABLE FAMILY [SPLIT_KEY...], or flush TABLE.
   static String answer(Admin admin, String[] command) throws java.io.IOException {
     switch (command[0]) {
       case "version": {
@@ -79,6 +79,11 @@ public class LabkitHBaseAdmin {
         if (splits.isEmpty()) admin.createTable(table.build());
         else admin.createTable(table.build(), splits.toArray(new byte[0][]));
         return "{\"created\": " + quote(command[1]) + ", \"regions\": " + (splits.size() + 1) + "}";
+      }
+      case "flush": {  // every region's memstore of the table written to store files (HFiles), so reads go through them
+        if (command.length != 2) throw new IllegalArgumentException("usage: flush TABLE");
+        admin.flush(TableName.valueOf(command[1]));
+        return "{\"flushed\": " + quote(command[1]) + "}";
       }
       default:
         throw new IllegalArgumentException("unknown command " + command[0]);
