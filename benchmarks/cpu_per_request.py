@@ -138,12 +138,19 @@ def summary(df: pd.DataFrame, command: str) -> str:
         lines.append(f"| {name} | {rate:g} | {len(g)} | {mean_ci(g['server_cpu_cores'])} | {mean_ci(g['server_cpu_ms_per_tx_net'])} | "
                      f"{mean_ci(g['server_wakeups_per_s'])} | {mean_ci(g['node_throttled_s'])} | {mean_ci(g['intended_p50_us'])} | {mean_ci(g['intended_p95_us'])} |")
     fits = {b: work_fit(g) for b, g in df.groupby("block")}
+    slopes = {name: pd.Series([1000.0 * np.polyfit(g["throughput"], g["server_cpu_cores"], 1)[0] for _, g in per.groupby("block")])
+              for name, per in df.groupby("slack", sort=False)}
     fit = pd.DataFrame(fits, index=["idle", "per_read_ms", "per_wake_us"]).T
     lines += ["", "Per block, least squares over both settings' points: cores = idle + work x reads/s + cost x wake-ups/s.\n",
               f"- work per read: {mean_ci(fit['per_read_ms'])} ms of CPU",
               f"- cost per wake-up: {mean_ci(fit['per_wake_us'])} us of CPU",
               f"- idle: {mean_ci(fit['idle'])} cores", "",
-              "That work per read at each rate and setting, (cores - idle - cost x wake-ups/s) / reads/s with each block's fit:\n",
+              "Marginal CPU per read, the slope of cores over reads/s within one setting and block (least squares over its rates; the",
+              "wake-ups each read itself causes included), a measure apart from the fit:\n",
+              *(f"- {name}: {mean_ci(slopes[name])} ms" for name in slopes), "",
+              "That work per read at each rate and setting, (cores - idle - cost x wake-ups/s) / reads/s with each block's fit. This is the",
+              "fit plus its residual at each point, so the rows agreeing shows how well one line fits all six points of a block (a check",
+              "of the model), not a second measurement:\n",
               "| slack | offered/s | work ms/read |", "|---|---|---|"]
     df = df.join(fit, on="block")
     df["work_ms"] = 1000.0 * (df["server_cpu_cores"] - df["idle"] - df["per_wake_us"] / 1e6 * df["server_wakeups_per_s"]) / df["throughput"]

@@ -53,8 +53,9 @@ def for_children(slack_ns: int | None) -> Iterator[None]:
 
 def set_for_process(pid: int, slack_ns: int | None) -> int:
     """Set the timer slack of every thread `pid` has now (None: each thread's default, the slack its
-    creator had when it started, so a process spawned with a slack keeps that one); returns how many threads took it. Writing another process's slack needs the right to
-    trace it and, for another user's process, CAP_SYS_NICE: a thread that refuses is skipped."""
+    creator had when it started, so a process spawned with a slack keeps that one); returns how many threads
+    took it. Writing another process's slack needs CAP_SYS_NICE (Linux asks for it even for one's own child), so without it nothing changes and this returns 0:
+    only the slack a process was spawned with (for_children, no privilege) applies then."""
     value = "0" if slack_ns is None else str(int(slack_ns))
     done = 0
     for tid in thread_ids(pid):
@@ -67,7 +68,7 @@ def set_for_process(pid: int, slack_ns: int | None) -> int:
 
 
 def of_thread(tid: int) -> int | None:
-    """A thread's current timer slack in nanoseconds (None: gone, or not Linux)."""
+    """A thread's current timer slack in nanoseconds (None: gone, not Linux, or not readable without CAP_SYS_NICE)."""
     try:
         return int(Path(f"/proc/{tid}/timerslack_ns").read_text())
     except (OSError, ValueError):

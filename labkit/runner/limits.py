@@ -14,8 +14,9 @@ pattern does not scale" when the Python client or the shared laptop was the ceil
   for at least HUB_HELD of the run;
 - `server nodeN`: a budgeted node used at least 90% of its budget (the busiest one is named, with its threads'
   wake-ups per second). Budgeted Cassandra nodes start with 1 ms of timer slack (host.timer_slack): with
-  Linux's 50 us their workers' wait-spin alone used about 90% of a budget at any load, and this label was true
-  of almost every budgeted run. With it, one node of 0.5 core used 0.10 core at 100 reads/s and 0.21 at 400
+  Linux's 50 us their workers' wait-spin used most of a budget at any load (0.39-0.44 of a 0.5-core node's at
+  100-400 reads/s; the committed 0.15-core rows sat at their budgets), so this label appeared at any load too
+  (on 7-84% of the rows of the committed budgeted files). With it, one node of 0.5 core used 0.10 core at 100 reads/s and 0.21 at 400
   (benchmarks/results/cpu_per_request_summary.md), so the label needs load; the wake-ups say how much of the
   budget still went on the spin (about 21 us each here);
 - `machine`: at least 90% of all the machine's cores were busy (client and servers share them: with

@@ -212,6 +212,8 @@ class RunResult:
         woken = self.server_cpu.wakeups_per_s()
         cols["server_wakeups_per_s"] = None if woken is None else round(woken)
         cols["node_throttled_s"] = round(sum(n.throttled_s for n in self.server_cpu.nodes.values()), 3)
+        if self.server_cpu.cap_throttled_s is not None:
+            cols["cluster_cap_throttled_s"] = round(self.server_cpu.cap_throttled_s, 3)
         busiest = self.server_cpu.busiest()
         cols["node_busy_max"] = None if busiest is None else round(busiest[1], 3)
         return {**cols, **cols_machine}

@@ -41,6 +41,9 @@ class ServerCpu:
     core for a quiet Cassandra node here); empty when the meter did not measure it. It does not include the
     worker pool's wait-spin, which starts only once requests arrive (host.timer_slack)."""
 
+    cap_throttled_s: float | None = None
+    """Seconds the kernel held back the cluster's cap on all its processes together (budgets.cap_cluster; None: no cap)."""
+
     @property
     def total_s(self) -> float:
         return sum(n.cpu_s for n in self.nodes.values())

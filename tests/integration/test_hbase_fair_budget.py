@@ -34,7 +34,13 @@ def test_the_gateway_shares_the_region_servers_total_and_a_flushed_load_is_in_st
         site = cluster.nodes[0].conf_dir / "hbase-site.xml"
         assert "<name>hfile.block.cache.size</name><value>0.1</value>" in site.read_text()
         meter = cluster.cpu_meter()
-        assert meter.nodes["thrift"][2] is not None  # its throttling is read from its own group
+        assert meter.nodes["thrift"][2] is not None and meter.cap is not None  # its group, and the cap's own throttling
+        with meter.unbudgeted(settle=False):  # outside the measured window the cap is lifted, as the nodes' budgets are
+            assert budgets.cluster_cap(cluster.directory) is None
+        assert budgets.cluster_cap(cluster.directory)[0] == pytest.approx(0.3)
+        cluster.set_node_cpu(0.5)  # raised in place (cgroup v1 refuses a child's quota above its parent's: the cap is lifted first)
+        assert budgets.cluster_cap(cluster.directory)[0] == pytest.approx(0.5)
+        cluster.set_node_cpu(0.3)
 
         workload = WORKLOAD.workload("baseline/c", cluster, 100, phase="offered-load", records=500, flush="yes")
         try:

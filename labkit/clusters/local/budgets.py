@@ -190,10 +190,15 @@ def cap_cluster(directory: Path, cores: float, period_us: int = DEFAULT_PERIOD_U
     return top
 
 
+def cluster_group_path(directory: Path) -> Path | None:
+    """The cluster's own control group (the parent of its nodes' groups), None without control groups."""
+    backend, _ = _detect_cgroups()
+    return backend.home / cluster_group(directory) if backend is not None else None
+
+
 def cluster_cap(directory: Path) -> tuple[float, int] | None:
     """(cores, period_us) of the cap on the cluster's own group (cap_cluster), or None when it has none."""
-    backend, _ = _detect_cgroups()
-    top = backend.home / cluster_group(directory) if backend is not None else None
+    top = cluster_group_path(directory)
     return budget_of(top) if top is not None and top.exists() else None
 
 

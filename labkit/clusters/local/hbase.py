@@ -284,6 +284,8 @@ class LocalHBaseCluster:
     def set_node_cpu(self, node_cpu: float | None) -> None:
         """Give every region server a CPU budget of `node_cpu` cores (None removes the budgets)."""
         self.node_cpu = budgets.checked(node_cpu)
+        if budgets.cluster_cap(self.directory) is not None:  # lifted first: cgroup v1 refuses a child's quota above its parent's
+            budgets.set_quota(budgets.cluster_group_path(self.directory), None)
         budgets.budget_processes(self.directory, self.node_processes(), self.node_cpu)
         slack = timer_slack.BUDGETED_NS if self.node_cpu is not None else timer_slack.LINUX_DEFAULT_NS
         for proc in self.node_processes().values():  # the same kernel setting as a budgeted Cassandra node's
@@ -292,7 +294,8 @@ class LocalHBaseCluster:
         if self.node_cpu is not None and self.gateway_in_budget and gateway is not None:
             total = self.node_cpu * len(self.nodes)
             budgets.cap_cluster(self.directory, total)
-            budgets.apply(self.directory, self.gateway.name, gateway.pid, total)  # its own group, inside the cluster's cap
+            group = budgets.apply(self.directory, self.gateway.name, gateway.pid, total)  # its own group, inside the cluster's cap,
+            budgets.set_quota(group, None)  # with no quota of its own: it takes what the region servers leave of the total
             timer_slack.set_for_process(gateway.pid, slack)
 
     def cpu_meter(self) -> NodeCpuMeter:
@@ -304,6 +307,8 @@ class LocalHBaseCluster:
             found = self._process(proc) if proc.role != "regionserver" else None
             if found is not None:  # no budget of its own; a gateway inside the cluster's cap has a group (its throttling)
                 meter.nodes[proc.name] = (found, None, budgets.group_of(self.directory, proc.name) if self.gateway_in_budget and self.node_cpu else None)
+        if self.gateway_in_budget and self.node_cpu and budgets.cluster_cap(self.directory) is not None:
+            meter.cap = budgets.cluster_group_path(self.directory)  # lifted outside the measured window, its throttling read
         return meter
 
     def _save_state(self) -> None:

@@ -46,6 +46,10 @@ class NodeCpuMeter:
         self._wakeups: dict[str, int | None] = {}
         self._t0 = 0.0
         self.idle_cores: dict[str, float] = {}  # each node's CPU rate once settled, with no client load
+        self.cap: Path | None = None
+        """The cluster's own group when a cap on it (budgets.cap_cluster) bounds its processes together: lifted with
+        the nodes' budgets, and its throttling read (the kernel counts a parent's throttling in the parent only)."""
+        self._cap_throttled = 0.0
 
     def _throttled_s(self, group: Path | None) -> float:
         return budgets.throttling(group)["throttled_s"] if group is not None else 0.0
@@ -57,6 +61,9 @@ class NodeCpuMeter:
         slower), then put back each group's quota as it was when lifted, whatever happens. With `settle`
         (before a measured window) the nodes first finish what the unmeasured work queued."""
         lifted = []
+        cap = budgets.budget_of(self.cap) if self.cap is not None else None
+        if cap is not None:
+            lifted.append((self.cap, cap[0]))
         for _proc, budget, group in self.nodes.values():
             current = budgets.budget_of(group) if group is not None and budget else None
             if current is not None:  # a tactic may have changed it since the meter was made: restore what is there now
@@ -96,6 +103,7 @@ class NodeCpuMeter:
         self._cpu = self._cpu_now()
         self._throttled = {name: self._throttled_s(group) for name, (_p, _b, group) in self.nodes.items()}
         self._wakeups = {name: timer_slack.wakeups(proc.pid) for name, (proc, _b, _g) in self.nodes.items()}
+        self._cap_throttled = self._throttled_s(self.cap)
         self._t0 = time.monotonic()
 
     def stop(self) -> ServerCpu:
@@ -108,4 +116,5 @@ class NodeCpuMeter:
             woke, woken = self._wakeups.get(name), timer_slack.wakeups(proc.pid)
             out[name] = NodeCpu(cpu_s=after - before, budget_cores=budget, throttled_s=self._throttled_s(group) - self._throttled.get(name, 0.0),
                                 wakeups=None if woke is None or woken is None else max(0, woken - woke))
-        return ServerCpu(wall_s=wall, nodes=out, idle_cores=dict(self.idle_cores))
+        capped = self._throttled_s(self.cap) - self._cap_throttled if self.cap is not None else None
+        return ServerCpu(wall_s=wall, nodes=out, idle_cores=dict(self.idle_cores), cap_throttled_s=capped)
