@@ -30,7 +30,7 @@ OUT = Path(__file__).resolve().parent / "results"
 COLUMNS = ["engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "processes", "records", "repeat", "order",
            "target_rate", "throughput", "kept_up", "mean_us", "intended_mean_us", "p95_us", "intended_p95_us",
            "server_cpu_ms_per_tx", "server_wakeups_per_s", "node_throttled_s", "client_cpu_cores", "limit", "errors", "verify_ok", "outside_budget",
-           "data_mib_on_disk", "block_cache_fraction", "load_s"]
+           "data_mib_on_disk", "block_cache_fraction", "load_s", "cluster_cap_throttled_s", "client_path"]
 """Besides these, each operation's mean service time (read_mean_us, update_mean_us, insert_mean_us: document 004
 quotes the update's and the insert's) and every per-process CPU column (server_cpu_ms_per_tx_<process>: Cassandra's
 nodes; HBase's region servers, ZooKeeper, master and Thrift gateway)."""

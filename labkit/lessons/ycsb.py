@@ -30,5 +30,5 @@ LESSON = Lesson("05_ycsb_workloads", (
              giveaways=("fits better as nodes are added", "hit ratio doubled")),
     Question("engines_reads", "Workload C (read only) on Cassandra's two nodes and on HBase's two region servers, {engines_cpu} "
              "core each, at the same offered loads: whose mean latency (from each read's actual start, as YCSB measures it) will be lower?", "choice",
-             options=("Cassandra", "HBase"), giveaways=("0.56x (0.32-0.97)", "answered sooner")),
+             options=("Cassandra", "HBase"), giveaways=("0.75x (0.63-0.89)", "answered reads sooner", "0.56x (0.32-0.97)", "answered sooner")),
 ))

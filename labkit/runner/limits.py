@@ -77,7 +77,7 @@ def limit_of(
     if busiest is not None and busiest[1] >= BUSY:
         name, used = busiest
         woken = server.nodes[name].wakeups
-        spin = f" (its threads woke {woken / server.wall_s:,.0f} times/s: an idle worker's wait-spin costs CPU too)" if woken and server.wall_s > 0 else ""
+        spin = f" (its threads woke {woken / server.wall_s:,.0f} times/s, each wake-up costing CPU whether it found work or not)" if woken and server.wall_s > 0 else ""
         return f"server {name}", f"{name} used {used:.0%} of its CPU budget{spin}"
     if machine_busy is not None and machine_busy >= BUSY:
         return "machine", f"{machine_busy:.0%} of all the machine's cores were busy (client and servers share them)"

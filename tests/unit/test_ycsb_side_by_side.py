@@ -75,4 +75,6 @@ def test_the_data_on_disk_counts_the_table_files_only(tmp_path):
     put("data/WALs/rs1/wal.1", 64)
     put("node1/data/commitlog/CommitLog-7-1.log", 32)
     put("data/data/default/usertable_loaded/0c/f/hfile", 1)
+    put("node1/data/data/ycsb/usertable-1234abcd/snapshots/truncated-1/nb-1-big-Data.db", 20)  # a TRUNCATE's snapshot
+    put("data/archive/data/default/usertable/0a1b/f/old-hfile", 30)  # files HBase replaced
     assert side_by_side.data_mib(tmp_path) == 4.5

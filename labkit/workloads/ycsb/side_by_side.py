@@ -79,7 +79,11 @@ def data_mib(directory: Any) -> float:
     def ours(part: str) -> bool:
         return "usertable" in part and "loaded" not in part
 
-    files = [f for f in Path(directory).rglob("*") if f.is_file() and any(ours(p) for p in f.relative_to(directory).parts[:-1])]
+    def kept(parts: tuple[str, ...]) -> bool:  # not a TRUNCATE's snapshot, HBase's archive of replaced files, or temporary files
+        return not any(p in ("snapshots", "archive", ".tmp", "backups") for p in parts)
+
+    files = [f for f in Path(directory).rglob("*") if f.is_file() and kept(f.relative_to(directory).parts[:-1])
+             and any(ours(p) for p in f.relative_to(directory).parts[:-1])]
     return round(sum(f.stat().st_size for f in files) / 2**20, 1)
 
 
