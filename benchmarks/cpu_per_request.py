@@ -10,8 +10,8 @@ pool's wait-spin between tasks, whose parks end as early as the kernel's timer s
 switches the timer slack of every one of its threads between Linux's 50 us and the 1 ms labkit now gives
 budgeted nodes, block by block in ABBA order, so both settings share one JVM, its compiled code and its
 data. In each block and setting it paces YCSB C (point reads of 20,000 records, two client processes, 64
-in flight) at 100, 200 and 400 reads/s (400 is at the default's knee: the kernel throttled that node for 2.2 s
-of the 8, the 1 ms node for 0.015 s), through labkit's runner and its
+in flight) at 100, 200 and 400 reads/s (at 400/s on this VM the kernel throttled the 50 us node for 2.2 s of
+the 8, the 1 ms node for 0.015 s; the committed offered-load rows put C's throughput knee far higher), through labkit's runner and its
 node CPU meter (the same path every lesson's row takes), and records the node's CPU net of its idle
 background, its threads' wake-ups (voluntary context switches), the time the kernel throttled it, and
 latency from each read's intended start.

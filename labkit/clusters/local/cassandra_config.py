@@ -65,8 +65,11 @@ BUDGETED_TIMER_SLACK_NS = timer_slack.BUDGETED_NS
 reading at 100, 200 and 400/s (benchmarks/results/cpu_per_request_summary.md, 4 ABBA blocks): with Linux's
 50 us its threads woke about 15,000-17,000 times a second and it used 0.39-0.44 core at every rate; with
 1 ms, 2,400-3,600 wake-ups and 0.10-0.21 core, for 0.3 ms more median latency at 100-200/s (at 400/s the
-default's node was throttled and its p95 was 11.5 ms against 2.9). Unbudgeted nodes keep the default, so
-the lessons without budgets measure what they did before."""
+default's node was throttled and its p95 was 11.5 ms against 2.9). Why latency can grow: a task handed to a
+worker that is parked in its spin is not woken, it waits for the park to end, now up to 1 ms per hand-off
+between the pool's stages (more hops, e.g. QUORUM's replicas, more of it); every other timed wait in the JVM
+(scheduled tasks, timed polls) may also end up to 1 ms late. Unbudgeted nodes keep the default, so the lessons
+without budgets measure what they did before."""
 
 LAPTOP_JVM = [
     "-Xms512m",

@@ -10,7 +10,11 @@ cache is BLOCK_CACHE_FRACTION of each region server's heap, less than the record
 much they took). Every HBase request passes the Thrift gateway (happybase speaks Thrift to it; it speaks HBase's
 protocol to the region servers), where Cassandra's driver talks to the nodes: the gateway runs inside the region
 servers' total (one cap of nodes x budget on the cluster's group), as a Cassandra node's coordinator work runs
-inside its node's budget. What still differs is said on every row (`outside_budget`: HBase's ZooKeeper and master).
+inside its node's budget. The totals are alike, their shapes are not: HBase's three processes share one
+1-core cap (the gateway may take what an idle region server leaves), where Cassandra's two nodes cannot lend
+to each other. What else differs is said on every row (`outside_budget`: HBase's ZooKeeper and master), and
+the clients differ too (happybase's synchronous calls on helper threads through the gateway; the Cassandra
+driver's asynchronous calls to the nodes), as do the storage formats and caches.
 One cluster runs at a time: a block starts one engine's cluster, runs every mix and load, stops it, then does the
 same for the other engine (which goes first alternates between blocks), so a ratio pairs the two engines' runs of
 one block. A point the engine did not keep up with (achieved under 95% of the offered rate) or that the client
