@@ -155,13 +155,7 @@ def apply(directory: Path, node: str, pid: int, cores: float, period_us: int = D
     group = backend.home / cluster_group(directory) / node
     if backend.version == "v2":
         _enable_cpu_controller(backend, group)
-    group.mkdir(parents=True, exist_ok=True)
-    quota = max(1000, int(round(cores * period_us)))
-    if backend.version == "v1":
-        _write(group / "cpu.cfs_period_us", str(period_us))
-        _write(group / "cpu.cfs_quota_us", str(quota))
-    else:
-        _write(group / "cpu.max", f"{quota} {period_us}")
+    _set_group_quota(backend, group, cores, period_us)
     _write(group / "cgroup.procs", str(pid))  # moves the whole thread group
     stray = [tid for tid in _threads(pid) if not _in_group(tid, group, backend)]
     for tid in stray:  # a thread created while moving (v1 moves them one by one)
@@ -180,14 +174,19 @@ def cap_cluster(directory: Path, cores: float, period_us: int = DEFAULT_PERIOD_U
     top = backend.home / cluster_group(directory)
     if backend.version == "v2":
         _enable_cpu_controller(backend, top)
-    top.mkdir(parents=True, exist_ok=True)
+    _set_group_quota(backend, top, cores, period_us)
+    return top
+
+
+def _set_group_quota(backend: Backend, group: Path, cores: float, period_us: int) -> None:
+    """Make `group` (if needed) and give it a quota of `cores` per CFS period of `period_us` (v1 or v2 files)."""
+    group.mkdir(parents=True, exist_ok=True)
     quota = max(1000, int(round(cores * period_us)))
     if backend.version == "v1":
-        _write(top / "cpu.cfs_period_us", str(period_us))
-        _write(top / "cpu.cfs_quota_us", str(quota))
+        _write(group / "cpu.cfs_period_us", str(period_us))
+        _write(group / "cpu.cfs_quota_us", str(quota))
     else:
-        _write(top / "cpu.max", f"{quota} {period_us}")
-    return top
+        _write(group / "cpu.max", f"{quota} {period_us}")
 
 
 def cluster_group_path(directory: Path) -> Path | None:
