@@ -7,12 +7,15 @@
     .venv/bin/python benchmarks/node_budgets.py index-table-wide   # Index Table login at 4 and 8 nodes up to 192 in flight, 2 vs 4 client processes
     .venv/bin/python benchmarks/node_budgets.py index-table --quick   # small sizes: checks the script, claims nothing
     .venv/bin/python benchmarks/node_budgets.py --nodes 4,8        # only these cluster sizes, into results/node_budgets_nodes4-8*
+    .venv/bin/python benchmarks/node_budgets.py --nodes 4,8 --threads 10,40,100   # the source's thread range: p95 and replica requests per login
+    .venv/bin/python benchmarks/node_budgets.py fan-out --nodes 4 --threads 100,200,300   # fan-out up to the source's 300 threads
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
 machine and more nodes add capacity, as in the source's experiments on separate machines. For each node
 count, approach and in-flight level (two client processes), after a warm-up with the budgets lifted (a
 fresh JVM compiles its hot code far slower inside a fraction of a core), it records throughput, p95, server CPU per
-transaction (all nodes together) and what limited each point. Writes results/node_budgets_<what>.{csv,md},
+transaction (all nodes together), what limited each point and, where the binding counts them (Index Table), the
+requests each transaction made of the nodes as a replica and how many nodes served them (the nodes' own counters). Writes results/node_budgets_<what>.{csv,md},
 the figures, and a ratios table: pattern / naive per node count, or for the primary-key workload, the
 throughput relative to one node.
 """
@@ -37,7 +40,7 @@ from labkit.patterns import fan_out, index_table  # noqa: E402
 from labkit.workloads import ycsb  # noqa: E402
 from labkit.patterns.description import Pattern  # noqa: E402
 from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan  # noqa: E402
+from labkit.results import SweepPlan, replica_requests  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
@@ -47,7 +50,7 @@ COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", 
            "warmup_block", "complete", "processes", "operations", "throughput",
            "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "server_wakeups_per_s", "node_throttled_s", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "machine_cpu_cores", "server_cpu_cores", "kernel_interrupt_cores", "coordinator_cpu_cores",
-           "machine_cpu_other_cores", "limit", "client_path"]
+           "machine_cpu_other_cores", "limit", "client_path", "replica_reads_per_tx", "replica_scans_per_tx", "nodes_serving"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,13 @@ def pattern_ratios(df: pd.DataFrame, unit: str) -> pd.DataFrame:
         here = copies[(copies["phase"] == phase) & (copies["nodes"] == nodes) & (copies["threads"] == threads)]
         control = ratio_interval(here["ratio"]) if len(here) else None
         row["A/A control copy/first"] = control.text() if control is not None else ""
+        for a, runs in by:
+            row[f"{a} p95 ms"] = round(runs["p95_us"].median() / 1000, 1)
+        for a, runs in by:
+            if "replica_reads_per_tx" in runs and runs["replica_reads_per_tx"].notna().any():
+                requests = runs["replica_reads_per_tx"].fillna(0) + runs["replica_scans_per_tx"].fillna(0)
+                row[f"{a} replica requests/{unit}"] = round(requests.median(), 2)
+                row[f"{a} nodes serving"] = int(runs["nodes_serving"].max())
         for a, runs in by:
             row[f"{a} server ms CPU/{unit}"] = round(runs["server_cpu_ms_per_tx"].median(), 2)
         if "server_cpu_ms_per_tx_net" in group:
@@ -304,6 +314,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"blocks per point (default {REPEATS}; 1 gives no interval)")
     parser.add_argument("--nodes", type=lambda text: [int(n) for n in text.split(",")], default=None,
                         help="only these cluster sizes (e.g. 4,8); results go to files of their own (<stem>_nodes4-8*)")
+    parser.add_argument("--threads", type=lambda text: [int(n) for n in text.split(",")], default=None,
+                        help="these in-flight levels instead of 32 and 96 (e.g. 10,40,100); results go to files of their own (<stem>_threads10-40-100*)")
     args = parser.parse_args()
     if args.what == "period":
         cfs_period(args.quick, ".venv/bin/python benchmarks/node_budgets.py period" + (" --quick" if args.quick else ""))
@@ -314,8 +326,10 @@ def main() -> None:
     exp = (QUICK if args.quick else CLASSROOM)[args.what]
     if args.nodes:
         exp = dataclasses.replace(exp, nodes=args.nodes, stem=f"{exp.stem}_nodes{'-'.join(map(str, args.nodes))}")
+    if args.threads:
+        exp = dataclasses.replace(exp, threads=args.threads, stem=f"{exp.stem}_threads{'-'.join(map(str, args.threads))}")
     command = (".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
-               + (f" --repeats {args.repeats}" if args.repeats != REPEATS else "") + (f" --nodes {','.join(map(str, args.nodes))}" if args.nodes else ""))
+               + (f" --repeats {args.repeats}" if args.repeats != REPEATS else "") + (f" --nodes {','.join(map(str, args.nodes))}" if args.nodes else "") + (f" --threads {','.join(map(str, args.threads))}" if args.threads else ""))
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
@@ -335,6 +349,7 @@ def main() -> None:
         df = pd.DataFrame(rows[phase])
         if df.empty:
             continue
+        df = replica_requests.add_columns(df)  # the nodes' own count of what each transaction asked of them
         if "phase" not in df:
             df["phase"] = "read/update"
         name = exp.stem + (f"_{phase}" if phase else "")

@@ -260,6 +260,24 @@ def requests_by_keyspace(session: Session) -> dict[str, int]:
     return totals
 
 
+LOCAL_TABLES = {"reads": "local_read_latency", "scans": "local_scan_latency"}
+"""Replica-side requests by kind: a read of one partition, or a range read (a scan, and each node's search of a
+secondary index, which Cassandra counts as a range read of the indexed table)."""
+
+
+def local_requests(session: Session, keyspace: str, tables: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Requests each live node served so far as a replica for `tables` of `keyspace`, by kind (LOCAL_TABLES: the
+    nodes' own cumulative counters in system_views), keyed by the node's address: two readings' difference says
+    how many nodes a run's requests reached and how many requests each one served."""
+    wanted = set(tables)
+    out: dict[str, dict[str, int]] = {}
+    for kind, table in LOCAL_TABLES.items():
+        for address, rows in per_node(session, f"SELECT keyspace_name, table_name, count FROM system_views.{table}").items():
+            counts = out.setdefault(address, {k: 0 for k in LOCAL_TABLES})
+            counts[kind] += sum(int(r.count) for r in rows if r.keyspace_name == keyspace and r.table_name in wanted)
+    return out
+
+
 def write_all(session: Session, statement: Any, params: Sequence[Sequence[Any]], concurrency: int = 64) -> int:
     """Execute one prepared statement for every parameter tuple, many in flight (loading test data
     fast, outside the measured window). Raises on the first failure; returns how many were written."""

@@ -177,6 +177,16 @@ class IndexTable(UserPhases, CassandraWorkload):
                 break
         return found, failed
 
+    def server_counters(self) -> dict[str, float] | None:
+        """Besides the shared cluster's (CassandraWorkload.server_counters): the requests each node served as a replica
+        for this approach's tables, reads and scans (an index search counts as a scan), named
+        `replica_<kind>@<address>`, so a run says how many nodes its logins reached (labkit.results.replica_requests)."""
+        counters = dict(super().server_counters() or {})
+        for address, kinds in cql.local_requests(self.session, self.keyspace, [t for t in tables(self.approach) if t]).items():
+            for kind, count in kinds.items():
+                counters[f"replica_{kind}@{address}"] = count
+        return counters
+
     def cleanup(self) -> None:
         cql.execute_ddl(self.session, f"DROP KEYSPACE IF EXISTS {self.keyspace}")
 
