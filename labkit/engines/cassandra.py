@@ -268,11 +268,16 @@ secondary index, which Cassandra counts as a range read of the indexed table).""
 def local_requests(session: Session, keyspace: str, tables: Sequence[str]) -> dict[str, dict[str, int]]:
     """Requests each live node served so far as a replica for `tables` of `keyspace`, by kind (LOCAL_TABLES: the
     nodes' own cumulative counters in system_views), keyed by the node's address: two readings' difference says
-    how many nodes a run's requests reached and how many requests each one served."""
+    how many nodes a run's requests reached and how many requests each one served. Empty on a server without these
+    virtual tables (before Cassandra 4.0): a run there goes on without the count."""
     wanted = set(tables)
     out: dict[str, dict[str, int]] = {}
     for kind, table in LOCAL_TABLES.items():
-        for address, rows in per_node(session, f"SELECT keyspace_name, table_name, count FROM system_views.{table}").items():
+        try:
+            answers = per_node(session, f"SELECT keyspace_name, table_name, count FROM system_views.{table}")
+        except InvalidRequest:
+            return {}
+        for address, rows in answers.items():
             counts = out.setdefault(address, {k: 0 for k in LOCAL_TABLES})
             counts[kind] += sum(int(r.count) for r in rows if r.keyspace_name == keyspace and r.table_name in wanted)
     return out

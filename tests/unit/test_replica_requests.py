@@ -42,3 +42,32 @@ def test_rows_without_the_counters_get_no_columns_and_a_frame_keeps_its_rows():
     out = add_columns(df)
     assert list(out["replica_scans_per_tx"].fillna(-1)) == [2.0, -1]
     assert len(out) == 2
+
+
+def test_the_nodes_counts_are_summed_per_kind_for_the_approach_tables_only(monkeypatch):
+    """labkit.engines.cassandra.local_requests keeps this keyspace's named tables and adds reads and range reads apart;
+    a server without the virtual tables gives no count rather than failing the run."""
+    from types import SimpleNamespace as Row
+
+    from cassandra import InvalidRequest
+
+    from labkit.engines import cassandra as cql
+
+    answers = {
+        "local_read_latency": {"127.0.0.1": [Row(keyspace_name="index_table", table_name="users_pattern", count=5),
+                                             Row(keyspace_name="index_table", table_name="users_by_email", count=7),
+                                             Row(keyspace_name="index_table", table_name="users_legacy", count=100),
+                                             Row(keyspace_name="other", table_name="users_pattern", count=1000)],
+                               "127.0.0.2": []},
+        "local_scan_latency": {"127.0.0.1": [Row(keyspace_name="index_table", table_name="users_pattern", count=3)],
+                               "127.0.0.2": [Row(keyspace_name="index_table", table_name="users_by_email", count=2)]},
+    }
+    monkeypatch.setattr(cql, "per_node", lambda _session, statement: answers[statement.rsplit(".", 1)[1]])
+    got = cql.local_requests(None, "index_table", ["users_pattern", "users_by_email"])
+    assert got == {"127.0.0.1": {"reads": 12, "scans": 3}, "127.0.0.2": {"reads": 0, "scans": 2}}
+
+    def refuses(_session, _statement):
+        raise InvalidRequest("unconfigured table local_read_latency")
+
+    monkeypatch.setattr(cql, "per_node", refuses)
+    assert cql.local_requests(None, "index_table", ["users_pattern"]) == {}
