@@ -50,7 +50,8 @@ COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", 
            "warmup_block", "complete", "processes", "operations", "throughput",
            "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "server_wakeups_per_s", "node_throttled_s", "node_busy_max", "client_cpu_cores",
            "client_gil_wait_ms", "machine_cpu_busy", "machine_cpu_cores", "server_cpu_cores", "kernel_interrupt_cores", "coordinator_cpu_cores",
-           "machine_cpu_other_cores", "limit", "client_path", "replica_reads_per_tx", "replica_scans_per_tx", "nodes_serving"]
+           "machine_cpu_other_cores", "limit", "client_path", "replica_reads_per_tx", "replica_scans_per_tx", "replica_requests_per_tx_node_min",
+           "replica_requests_per_tx_node_max", "nodes_serving"]
 
 
 @dataclass(frozen=True)

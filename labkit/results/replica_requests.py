@@ -19,8 +19,9 @@ def transactions_counted(row: Mapping[str, Any]) -> int:
 
 
 def per_transaction(row: Mapping[str, Any]) -> dict[str, Any]:
-    """`replica_<kind>_per_tx` for each kind counted, `replica_requests_per_tx` (all kinds) and `nodes_serving` (nodes
-    that served at least one of the run's requests, of `nodes_counted`); empty when the row has no such counters."""
+    """`replica_<kind>_per_tx` for each kind counted, `replica_requests_per_tx` (all kinds), the least and most any one
+    node served per transaction (`replica_requests_per_tx_node_min`/`_max`) and `nodes_serving` (nodes that served at
+    least one of the run's requests, of `nodes_counted`); empty when the row has no such counters."""
     by_node: dict[str, dict[str, float]] = {}
     for key, value in row.items():
         found = _COUNTER.match(str(key))
@@ -33,6 +34,9 @@ def per_transaction(row: Mapping[str, Any]) -> dict[str, Any]:
     kinds = sorted({kind for counts in by_node.values() for kind in counts})
     out: dict[str, Any] = {f"replica_{kind}_per_tx": round(sum(c.get(kind, 0) for c in by_node.values()) / transactions, 3) for kind in kinds}
     out["replica_requests_per_tx"] = round(sum(sum(c.values()) for c in by_node.values()) / transactions, 3)
+    per_node = [sum(c.values()) / transactions for c in by_node.values()]
+    out["replica_requests_per_tx_node_min"] = round(min(per_node), 3)  # one node's share: is any node asked twice per transaction?
+    out["replica_requests_per_tx_node_max"] = round(max(per_node), 3)
     out["nodes_serving"] = sum(1 for c in by_node.values() if sum(c.values()) > 0)
     out["nodes_counted"] = len(by_node)
     return out

@@ -19,6 +19,7 @@ def test_an_indexed_login_that_asks_every_node_counts_every_node_once_per_login(
     assert got["replica_scans_per_tx"] == 8
     assert got["replica_reads_per_tx"] == 0
     assert (got["nodes_serving"], got["nodes_counted"]) == (8, 8)
+    assert (got["replica_requests_per_tx_node_min"], got["replica_requests_per_tx_node_max"]) == (1, 1)
 
 
 def test_two_key_reads_per_login_on_a_few_nodes_say_two_requests_and_which_nodes_served():
@@ -29,6 +30,7 @@ def test_two_key_reads_per_login_on_a_few_nodes_say_two_requests_and_which_nodes
     assert got["replica_reads_per_tx"] == 2.0  # 400 reads over 90 + 10 failed + 100 warm-up logins
     assert got["replica_requests_per_tx"] == 2.0
     assert (got["nodes_serving"], got["nodes_counted"]) == (2, 3)
+    assert (got["replica_requests_per_tx_node_min"], got["replica_requests_per_tx_node_max"]) == (0, 1.25)
 
 
 def test_leaving_out_the_warm_up_would_double_the_figure():
