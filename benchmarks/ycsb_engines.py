@@ -6,6 +6,7 @@ says what is alike and what differs).
     .venv/bin/python benchmarks/ycsb_engines.py --quick    # 2 offered loads, 2 s each, 1 block: checks the script, claims nothing
     .venv/bin/python benchmarks/ycsb_engines.py --targets 400,1600 --mixes a,b,c,insert-mostly   # the classroom size, narrowed
     .venv/bin/python benchmarks/ycsb_engines.py --targets 400,1600 --mixes d,e,f   # YCSB's other mixes: results/ycsb_engines_d_e_f*
+    .venv/bin/python benchmarks/ycsb_engines.py --load-phase   # the load phase, timed on both engines alike: results/ycsb_engines_load_phase*
 
 Writes results/ycsb_engines_runs.csv (every run, with every process's CPU per transaction and what the records took
 on disk) and results/ycsb_engines.csv/.md (per mix and offered load: each engine's mean latency from the actual start,
@@ -41,11 +42,17 @@ def options(parser) -> None:
     parser.add_argument("--mixes", type=lambda v: tuple(f"baseline/{m}" for m in v.split(",")),
                         help="narrow the mixes, e.g. a,c,insert-mostly (d, e, f: YCSB's other mixes, written to their own files)")
     parser.add_argument("--targets", type=lambda v: tuple(int(t) for t in v.split(",")), help="narrow the offered loads, e.g. 400,1600")
+    parser.add_argument("--load-phase", action="store_true",
+                        help="time YCSB's load phase on both engines: per block, each engine's cluster loads the records into an emptied "
+                             "table (one per request, 64 in flight, budgets lifted) and runs insert-mostly at 400/s; "
+                             "results/ycsb_engines_load_phase*")
 
 
 def main() -> None:
     profile, stem, command, args = profile_run(__file__, __doc__, options)
     narrow = {k: v for k, v in (("mixes", args.mixes), ("targets", args.targets)) if v}
+    if args.load_phase:  # an inserting mix reloads for every run, so each block's measured run times a load (the warm-up block's is not kept)
+        narrow, stem = {"mixes": ("baseline/insert-mostly",), "targets": (400,)}, stem + "_load_phase"
     if args.mixes and not set(args.mixes) <= set(side_by_side.MIXES):  # beyond document 004's four: files of their own
         stem += "_" + "_".join(m.split("/")[1] for m in args.mixes)
     df = side_by_side.side_by_side(profile, **narrow)

@@ -64,6 +64,21 @@ def test_load_rates_count_only_runs_that_loaded():
     assert table.loc["hbase", "records_per_s_median"] == 1000
 
 
+def test_the_load_times_pair_each_blocks_first_loads_only():
+    """A reload after an inserting mix is not its block's load into a fresh cluster: the pairs are the first loads."""
+    rows = []
+    for block, (cassandra_s, hbase_s) in enumerate([(20.0, 10.0), (22.0, 11.0), (18.0, 9.0)]):
+        for engine, first, reload in (("cassandra", cassandra_s, 99.0), ("hbase", hbase_s, 1.0)):
+            rows += [{"engine": engine, "server_version": "x", "records": 1000, "repeat": block, "load_s": first},
+                     {"engine": engine, "server_version": "x", "records": 1000, "repeat": block, "load_s": 0.0},
+                     {"engine": engine, "server_version": "x", "records": 1000, "repeat": block, "load_s": reload}]
+    df = pd.DataFrame(rows)
+    assert list(side_by_side.first_loads(df)["load_s"]) == [20.0, 10.0, 22.0, 11.0, 18.0, 9.0]
+    table = side_by_side.load_rates(df).set_index("engine")
+    assert table.loc["hbase", "hbase_over_cassandra_load_time"] == "0.50x (0.50-0.50)"
+    assert table.loc["cassandra", "loads"] == 6  # every load counts in the rates; only the first ones pair
+
+
 def test_the_data_on_disk_counts_the_table_files_only(tmp_path):
     """Not the WAL, the commit log or the marker table: what the records took, to set beside the caches."""
     def put(relative, mib):

@@ -21,14 +21,13 @@ from ...errors import ConfigError
 from ...namespace import in_namespace, namespace_for, namespaced
 from ...patterns.cassandra_workload import CassandraWorkload
 from ...runner import Transaction
-from .core import YcsbRun, YcsbSettings
+from .core import LOAD_CONCURRENCY, YcsbRun, YcsbSettings
 
 if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
 
 KEYSPACE = "ycsb"
 TABLE = "usertable"
-LOAD_CONCURRENCY = 64
 
 
 def tagged_table(approach: str) -> str:

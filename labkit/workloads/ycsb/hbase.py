@@ -20,14 +20,15 @@ from ...engines import hbase
 from ...errors import ConfigError
 from ...namespace import Namespaced, in_namespace
 from ...runner import BaseWorkload, Transaction
-from .core import YcsbRun, YcsbSettings, key_name
+from .core import LOAD_CONCURRENCY, YcsbRun, YcsbSettings, key_name
 
 if TYPE_CHECKING:
     from ...clusters.contract import HBaseCluster
 
 TABLE = "usertable"
 FAMILY = b"f"
-LOAD_BATCH = 1000
+LOAD_CHUNK = 5000
+"""Records made at a time while loading (the values are drawn in key order from one seeded generator)."""
 REGIONS_PER_SERVER = 10
 """usertable is pre-split into about ten regions per region server at the loaded keys' quantiles (YCSB's HBase binding
 asks for ten per region server, after HBASE-4163): a table made as one region is served by one region server,
@@ -132,10 +133,8 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
         if not getattr(self, "_load_needed", True):
             return
         rng = random.Random(7)
+        self._put_each(rng)
         with self._connections().connection() as connection:
-            with connection.table(self.table_name).batch(batch_size=LOAD_BATCH) as batch:
-                for k in range(self.records):
-                    batch.put(*self.row(k, rng))
             if self.flushed:
                 if self._flush_table is None:
                     raise ConfigError("the flush setting writes the loaded records to store files with HBase's admin: run it on a cluster labkit started")
@@ -144,6 +143,25 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
                 marker = self.table_name + "_loaded"
                 connection.create_table(marker, {"f": {"max_versions": 1}})
                 connection.table(marker).put(b"shape", {b"f:v": self.shape().encode()})
+
+    def _put_each(self, rng: random.Random) -> None:
+        """The records, one put per request with LOAD_CONCURRENCY in flight (a pool of that many gateway connections,
+        each thread putting its share of a chunk in turn): the shape of the Cassandra binding's load and of YCSB's own
+        loader, so the two engines' load phases time the same client work."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        loaders = hbase.pool(self.gateway, LOAD_CONCURRENCY)
+
+        def put_share(share: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+            with loaders.connection() as connection:
+                table = connection.table(self.table_name)
+                for key, data in share:
+                    table.put(key, data)
+
+        with ThreadPoolExecutor(LOAD_CONCURRENCY, thread_name_prefix="ycsb-load") as workers:
+            for start in range(0, self.records, LOAD_CHUNK):
+                chunk = [self.row(k, rng) for k in range(start, min(start + LOAD_CHUNK, self.records))]
+                list(workers.map(put_share, [chunk[i::LOAD_CONCURRENCY] for i in range(LOAD_CONCURRENCY)]))
 
     # ---- operations (YcsbRun picks which) ----------------------------------------------------------
 
