@@ -9,7 +9,7 @@
     .venv/bin/python benchmarks/node_budgets.py --nodes 4,8        # only these cluster sizes, into results/node_budgets_nodes4-8*
     .venv/bin/python benchmarks/node_budgets.py --nodes 4,8 --threads 10,40,100   # the source's thread range: p95 and replica requests per login
     .venv/bin/python benchmarks/node_budgets.py fan-out --nodes 4 --threads 100,200,300   # fan-out up to the source's 300 threads
-    .venv/bin/python benchmarks/node_budgets.py fan-out --nodes 4 --threads 300 --operations 6000   # 300 in flight, 20 transactions per worker
+    .venv/bin/python benchmarks/node_budgets.py fan-out --nodes 4 --threads 300 --phases paginate --operations 6000   # 300 in flight, 20 pages per worker
 
 Every node gets a CPU budget (labkit's per-node control group, 10 ms CFS period), so a node is a small
 machine and more nodes add capacity, as in the source's experiments on separate machines. For each node
@@ -316,6 +316,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=REPEATS, help=f"blocks per point (default {REPEATS}; 1 gives no interval)")
     parser.add_argument("--nodes", type=lambda text: [int(n) for n in text.split(",")], default=None,
                         help="only these cluster sizes (e.g. 4,8); results go to files of their own (<stem>_nodes4-8*)")
+    parser.add_argument("--phases", type=lambda text: tuple(text.split(",")), default=None,
+                        help="only these phases of the experiment (e.g. paginate)")
     parser.add_argument("--operations", type=int, default=None,
                         help="transactions per run instead of the experiment's (at 300 in flight, 1,000 is 3 per worker: scale it with the threads)")
     parser.add_argument("--threads", type=lambda text: [int(n) for n in text.split(",")], default=None,
@@ -332,11 +334,17 @@ def main() -> None:
         exp = dataclasses.replace(exp, nodes=args.nodes, stem=f"{exp.stem}_nodes{'-'.join(map(str, args.nodes))}")
     if args.threads:
         exp = dataclasses.replace(exp, threads=args.threads, stem=f"{exp.stem}_threads{'-'.join(map(str, args.threads))}")
+    if args.phases:
+        exp = dataclasses.replace(exp, phases=[(phase, sizes) for phase, sizes in exp.phases if phase in args.phases])
     if args.operations:
         exp = dataclasses.replace(exp, operations=args.operations, stem=f"{exp.stem}_ops{args.operations}")
+    for phase, sizes in exp.phases:
+        if phase == "post" and exp.operations > sizes["users"] * sizes["posts"]:  # each post run posts the network's activities once
+            parser.error(f"the post phase has {sizes['users'] * sizes['posts']} activities to post, so at most that many operations per run; "
+                         f"got {exp.operations}: add --phases paginate, or use fewer operations")
     command = (".venv/bin/python benchmarks/node_budgets.py" + ("" if args.what == "index-table" else f" {args.what}") + (" --quick" if args.quick else "")
                + (f" --repeats {args.repeats}" if args.repeats != REPEATS else "") + (f" --nodes {','.join(map(str, args.nodes))}" if args.nodes else "") + (f" --threads {','.join(map(str, args.threads))}" if args.threads else "")
-               + (f" --operations {args.operations}" if args.operations else ""))
+               + (f" --phases {','.join(args.phases)}" if args.phases else "") + (f" --operations {args.operations}" if args.operations else ""))
     slot = ClusterSlot.for_engine("cassandra", "local", on_change=print, node_cpu=BUDGET)
     rows: dict[str | None, list[dict[str, Any]]] = {phase: [] for phase, _ in exp.phases}
     try:
