@@ -51,3 +51,26 @@ def test_the_figures_plot_one_median_per_region_approach_and_thread_count(region
     medians = uuid_key_benchmark.median_regions(regions).set_index(["region", "approach"])
     assert len(medians) == 4
     assert medians.loc[("ireland", "pattern"), "mean_ms"] == 3.0
+
+
+def test_the_one_trip_table_pairs_each_counter_with_its_neighbour_within_a_block():
+    rows = []
+    for repeat in range(3):
+        rows += [sweep_row("naive", repeat, 8, 300), sweep_row("naive/one-trip", repeat, 4, 150), sweep_row("pattern", repeat, 2, 1.5)]
+    table = uuid_key_benchmark.one_trip_ratios(by_region(pd.DataFrame(rows))).set_index("region")
+    assert table.loc["ireland", "read+cas/one-trip"].startswith("2.0x")
+    assert table.loc["ireland", "one-trip/uuid"].startswith("100x")
+    assert table.loc["usa", "one-trip mean ms"] == 4.0
+
+
+def test_counter_requests_count_reads_and_compare_and_sets_per_registration():
+    read_and_cas = {**sweep_row("naive", 0, 8, 300), "read_counter_usa_count": 100, "read_counter_ireland_count": 100,
+                    "cas_counter_usa_count": 120, "cas_counter_ireland_count": 250, "cas_counter_usa_mean_us": 3000, "cas_counter_ireland_mean_us": 145000}
+    one_trip = {**sweep_row("naive/one-trip", 0, 4, 150), "cas_counter_usa_count": 100, "cas_counter_ireland_count": 130,
+                "cas_counter_usa_mean_us": 3000, "cas_counter_ireland_mean_us": 145000}  # no read columns at all: it sent none
+    table = uuid_key_benchmark.counter_requests(pd.DataFrame([read_and_cas, one_trip, sweep_row("pattern", 0, 2, 1.5)]))
+    got = table.set_index(["approach", "region"])
+    assert len(table) == 4  # the UUID run sends the counter nothing: no rows
+    assert got.loc[("naive", "ireland"), "requests per registration"] == 3.5
+    assert got.loc[("naive/one-trip", "ireland"), "reads per registration"] == 0
+    assert got.loc[("naive/one-trip", "usa"), "requests per registration"] == 1.0

@@ -13,6 +13,10 @@ even thread count), and a run of 2K transactions registers exactly K users per r
   datacenter's replicas only. That keeps both regions registering when the datacenters are cut apart,
   and it is unsafe whenever both regions write, cut or not: neither datacenter's Paxos rounds see the
   other's, so both can issue the same number (cut apart, each side counts on from the same value).
+- `naive/one-trip`: the same counter, claimed without the read: a compare-and-set from the value this region's
+  application last saw (0 at the start, then its last key or the value a lost race returned), so a claim that
+  meets no rival is one request, like the source's Couchbase increment. A lost race costs a request more, as with
+  `naive`.
 - `pattern` (UUID Key): the client generates a random UUID (version 4); `pattern/timeuuid` uses
   time-based UUIDs (version 1). A version-1 UUID's bytes begin with the low 32 bits of its timestamp,
   which wrap about every 7 minutes, so in byte order v1 keys do not sort by time (Cassandra's timeuuid
@@ -39,7 +43,7 @@ from ...errors import ConfigError
 from ...faults.links import IptablesLinks, partition_kind
 from ...namespace import Namespaced, in_namespace, namespaced
 from ...runner import Transaction
-from .core import REGIONS, TwoRegionRegistration
+from .core import ONE_TRIP, REGIONS, TwoRegionRegistration
 
 if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
@@ -81,6 +85,8 @@ class UuidKey(Namespaced, TwoRegionRegistration):
         self._sessions: dict[str, Any] = {}
         self._prepared: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
+        self.last_seen: dict[str, int] = {}
+        """The counter's highest value each region's application has seen (naive/one-trip's expected value)."""
 
     @property
     def table(self) -> str:
@@ -163,6 +169,7 @@ class UuidKey(Namespaced, TwoRegionRegistration):
             s.execute(f"TRUNCATE {ks}.{table}", timeout=120)
         for ks in (self.keyspace, self.home_keyspace):
             self.reset_counter(s, ks)
+        self.last_seen = {region: 0 for region in REGIONS}  # the value reset_counter wrote
         self.begin_test()
 
     @staticmethod
@@ -185,15 +192,26 @@ class UuidKey(Namespaced, TwoRegionRegistration):
         tx.call(f"insert_{region}", self.session(region).execute, self.statement(region, "insert"), (key, name, region))
 
     def next_key(self, tx: Transaction, region: str) -> int:
-        """Read the counter, then compare-and-set it one higher; on a lost race, retry from the value
-        the failed CAS returned. Every attempt is a Paxos round with the counter's replicas."""
+        """Claim the next key: compare-and-set the counter one higher; on a lost race, retry from the value
+        the failed compare-and-set returned. Every attempt is a Paxos round with the counter's replicas.
+        `naive` first reads the counter (a SERIAL read: one more request and Paxos round per key);
+        `naive/one-trip` starts from the value this region last saw instead."""
         session, read, cas = self.counter_statements(region)
-        current = tx.call(f"read_counter_{region}", session.execute, read).one().value
+        if self.approach == ONE_TRIP:
+            current = self.last_seen.get(region, 0)  # 0: the value setup wrote
+        else:
+            current = tx.call(f"read_counter_{region}", session.execute, read).one().value
         while True:
             result = tx.call(f"cas_counter_{region}", session.execute, cas, (current + 1, current))
             if result.was_applied:
+                self.saw(region, current + 1)
                 return current + 1
             current = result.one().value  # a failed compare-and-set returns the value that beat us
+            self.saw(region, current)
+
+    def saw(self, region: str, value: int) -> None:
+        with self._lock:
+            self.last_seen[region] = max(self.last_seen.get(region, 0), value)
 
     # ---- what survived ---------------------------------------------------------------------------
 

@@ -25,9 +25,9 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...errors import LabkitError, NotAvailableError
+from ...errors import ConfigError, LabkitError, NotAvailableError
 from ...runner import Transaction
-from .core import REGIONS, TwoRegionRegistration
+from .core import ONE_TRIP, REGIONS, TwoRegionRegistration
 
 if TYPE_CHECKING:
     from ...clusters.contract import CouchbaseCluster
@@ -115,6 +115,8 @@ class CouchbaseUuidKey(TwoRegionRegistration):
     """Couchbase: one test of one approach on two XDCR-linked clusters; `users` registrations per region."""
 
     def __init__(self, regions: CouchbaseRegions, approach: str, test: str, users: int, settle_timeout: float = 300):
+        if approach == ONE_TRIP:
+            raise ConfigError(f"{ONE_TRIP} is Cassandra's counter without its read; Couchbase's increment is already one request per key: use 'naive'")
         super().__init__(approach, test, users, converge=self.settle)  # XDCR is asynchronous in both tests
         self.regions = regions
         self.settle_timeout = settle_timeout
