@@ -57,6 +57,18 @@ def test_ireland_pays_the_round_trip_for_every_counter_key(two_regions, toxiprox
         # a key costs at least a SERIAL read and a compare-and-set through the link: two round trips
         assert ireland.mean_us > 2 * 2 * one_way * 1000, (ireland.mean_us, usa.mean_us)
         assert ireland.mean_us > usa.mean_us
+        read_and_cas = ireland.mean_us
+    finally:
+        workload.close_process()
+    workload, result = uuid_key.availability_test(two_regions, uuid_key.ONE_TRIP, 20, 2, toxiproxy, one_way_ms=one_way)
+    try:  # the counter without its read: one request per attempt, every key still handed out once
+        assert result.complete and result.errors == 0 and result.verification.ok, str(result.verification)
+        keys = sorted(k for region in uuid_key.REGIONS for k in workload.registered.keys[region])
+        assert keys == list(range(1, 41))
+        assert "read_counter_ireland" not in result.ops and "read_counter_usa" not in result.ops
+        attempts = result.ops["cas_counter_ireland"]
+        assert attempts.count >= 20 and attempts.mean_us > 2 * one_way * 1000  # each attempt crosses the link and back
+        assert result.ops["register_ireland"].mean_us < read_and_cas, (result.ops["register_ireland"].mean_us, read_and_cas)
     finally:
         workload.close_process()
     workload, result = uuid_key.availability_test(two_regions, "pattern", 20, 2, toxiproxy, one_way_ms=one_way)

@@ -21,7 +21,7 @@ from ...errors import ConfigError
 from ...namespace import in_namespace, namespace_for, namespaced
 from ...patterns.cassandra_workload import CassandraWorkload
 from ...runner import Transaction
-from .core import LOAD_CONCURRENCY, YcsbRun, YcsbSettings
+from .core import LOAD_CHUNK, LOAD_CONCURRENCY, YcsbRun, YcsbSettings
 
 if TYPE_CHECKING:
     from ...clusters.contract import CassandraCluster
@@ -113,8 +113,8 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         insert = self.statements["insert"]
         insert.consistency_level = ConsistencyLevel.QUORUM
         try:
-            for start in range(0, self.records, 5000):
-                cql.write_all(self.session, insert, [self.record(k, rng) for k in range(start, min(start + 5000, self.records))], LOAD_CONCURRENCY)
+            for start in range(0, self.records, LOAD_CHUNK):
+                cql.write_all(self.session, insert, [self.record(k, rng) for k in range(start, min(start + LOAD_CHUNK, self.records))], LOAD_CONCURRENCY)
         finally:
             insert.consistency_level = self.consistency
         if self.flushed:

@@ -62,6 +62,8 @@ MIX_NAMES = tuple(MIXES)
 LOAD_CONCURRENCY = 64
 """The load phase's requests in flight: every engine's loader sends one record per request (as YCSB's loader does), this
 many at a time, so two engines' load times compare the same client work."""
+LOAD_CHUNK = 5000
+"""Records made at a time while loading (the values are drawn in key order from one seeded generator), on every engine."""
 INSERT_ONLY = Mix("insert-only", "insert only", "the index experiment's write side: every transaction inserts one record", insert=1.0)
 
 PHASES = ("mix", "offered-load", "cache", "index-query", "index-insert")

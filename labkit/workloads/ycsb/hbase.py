@@ -20,15 +20,13 @@ from ...engines import hbase
 from ...errors import ConfigError
 from ...namespace import Namespaced, in_namespace
 from ...runner import BaseWorkload, Transaction
-from .core import LOAD_CONCURRENCY, YcsbRun, YcsbSettings, key_name
+from .core import LOAD_CHUNK, LOAD_CONCURRENCY, YcsbRun, YcsbSettings, key_name
 
 if TYPE_CHECKING:
     from ...clusters.contract import HBaseCluster
 
 TABLE = "usertable"
 FAMILY = b"f"
-LOAD_CHUNK = 5000
-"""Records made at a time while loading (the values are drawn in key order from one seeded generator)."""
 REGIONS_PER_SERVER = 10
 """usertable is pre-split into about ten regions per region server at the loaded keys' quantiles (YCSB's HBase binding
 asks for ten per region server, after HBASE-4163): a table made as one region is served by one region server,
