@@ -38,6 +38,20 @@ def jvms() -> set[int]:
     return {p.pid for p in processes_under(clusters_dir()) if "java" in p.name()}
 
 
+def described(pids: set[int]) -> str:
+    """Each PID with its state and the start of its command line (what outlived a stop, and why it might have)."""
+    import psutil
+
+    out = []
+    for pid in sorted(pids):
+        try:
+            p = psutil.Process(pid)
+            out.append(f"{pid} ({p.status()}, parent {p.ppid()}): {' '.join(p.cmdline())[:300]}")
+        except psutil.Error as exc:
+            out.append(f"{pid}: {type(exc).__name__}")
+    return "; ".join(out)
+
+
 class SharedClusters:
     """At most one running cluster, of one of SHAPES, kept while consecutive tests use its shape."""
 
@@ -67,7 +81,8 @@ class SharedClusters:
     def stop(self) -> None:
         if self.cluster is not None:
             self.cluster.stop()
-            assert jvms() == set(), "a JVM outlived the shared cluster's stop"
+            left = jvms()
+            assert left == set(), f"a JVM outlived the shared cluster's stop: {described(left)}"
         self.cluster, self.shape, self.user = None, None, None
 
     def pids(self) -> set[int]:

@@ -1,9 +1,9 @@
-"""Which part of a Cassandra node a sampled stack is in (labkit.clusters.local.jfr), in the server's own package and
+"""Which part of a Cassandra node a sampled stack is in (labkit.results.cpu_samples, recorded by labkit.clusters.local.jfr), in the server's own package and
 class names: what a run's server CPU went to, by part, so a lesson can say why one design costs more than another."""
 
 from __future__ import annotations
 
-from ..clusters.local.jfr import Part, anywhere, on_top
+from ..results.cpu_samples import Part, anywhere, on_top
 
 PARTS: tuple[Part, ...] = (
     ("flush and compaction", anywhere("db.compaction.", "db.memtable.Flushing", "io.sstable.format.")),
@@ -20,3 +20,11 @@ PARTS: tuple[Part, ...] = (
 request runs through the client protocol, so it comes last among the request's parts)."""
 
 MEMTABLE = PARTS[1][0]
+
+DETAILS: tuple[Part, ...] = (
+    ("merging the update into the existing row (Rows.merge)", anywhere("db.rows.Rows.merge")),
+    ("walking every cell of the row for its earliest deletion time (BTreeRow.minDeletionTime)", anywhere("db.rows.BTreeRow.minDeletionTime")),
+)
+"""Finer views inside the memtable part, each counted on its own (a sample can be in both): where a list append's
+time goes. Cassandra keeps a row's earliest deletion time with the row, and recomputes it after a merge by visiting
+every cell, so appending to a list of n elements visits n cells."""

@@ -16,7 +16,7 @@ SLOWS, FLAT = "slows by more than 1.5x", "stays within 1.5x"
 LESSON = Lesson("03_enumerable_keys", (
     Question("write_winner", "On Cassandra, many client threads comment on one post at once: which design stores more "
              "comments per second?", "choice", options=(ROWS, LIST),
-             giveaways=("7.3x (5.7-9.2)", "the list's throughput falls")),
+             giveaways=("could these runs tell the two writes apart", "7.3x (5.7-9.2)", "the list's throughput falls")),
     Question("volume_slowdown", "On Cassandra, one writer keeps adding comments to one post, run after run, with the comments "
              "in a list column: from the first run to the last, the time to save one comment...", "choice", options=(SLOWS, FLAT),
              giveaways=("the list's writes did not slow down as the post grew", "the last run 1.09x", "its writes do not slow down as the post grows", "the last run 1.1x")),

@@ -8,12 +8,13 @@ import json
 
 import pytest
 
-from labkit.clusters.local.jfr import Sample, parse, shares
+from labkit.results.cpu_samples import Sample, parse, shares
 from labkit.engines.cassandra_work import MEMTABLE, PARTS
 
 
 def frame(cls: str, method: str) -> dict:
-    return {"method": {"type": {"name": cls}, "name": method}, "lineNumber": 1, "type": "JIT compiled"}
+    """As `jfr print --json` writes a frame: the class name with slashes."""
+    return {"method": {"type": {"name": cls.replace(".", "/")}, "name": method}, "lineNumber": 1, "type": "JIT compiled"}
 
 
 def printed(*stacks: tuple[str, list[tuple[str, str]]]) -> str:

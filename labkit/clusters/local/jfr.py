@@ -1,39 +1,31 @@
 """Where a local JVM server spends its CPU during a run: the JDK Flight Recorder's execution samples, taken with
 `jcmd` from outside (no restart, no agent), read back with `jfr print`.
 
-Every 10 ms the recorder samples threads that are running Java code (JDK 17 takes up to five such threads per
+Every millisecond the recorder samples threads that are running Java code (JDK 17 takes up to five such threads per
 period, so shares are of the sampled Java work, not absolute CPU time; threads parked, blocked on a lock or in
-a system call are not sampled). An engine's module says which part of the server a stack belongs to."""
+a system call are not sampled). labkit.results.cpu_samples reads the samples; an engine's module says which part of
+the server a stack belongs to."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Iterator
 
 from ...errors import ConfigError, LabkitError
+from ...results.cpu_samples import Sample, parse
 
 SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
 <configuration version="2.0" label="labkit-cpu" description="Java execution samples only: what a run's CPU profile needs">
-  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">10 ms</setting></event>
+  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting><setting name="period">1 ms</setting></event>
 </configuration>
 """
 STACK_DEPTH = 96
 """Frames kept per sample, leaf first: deep enough to reach a Cassandra request's stage below its B-tree work."""
 RECORDING = "labkit-cpu"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One execution sample: the thread's name and its frames as 'package.Class.method', leaf first."""
-
-    thread: str
-    frames: tuple[str, ...]
 
 
 def tool(name: str, java: str | None = None) -> str:
@@ -88,40 +80,6 @@ def read_samples(path: Path, jfr: str = "jfr") -> list[Sample]:
     if done.returncode != 0:
         raise LabkitError(f"jfr print {path.name} failed: {done.stderr.strip()[-400:]}")
     return parse(done.stdout)
-
-
-def parse(text: str) -> list[Sample]:
-    """Samples from `jfr print --json` output."""
-    out = []
-    for event in json.loads(text)["recording"]["events"]:
-        values = event["values"]
-        thread = (values.get("sampledThread") or {}).get("javaName") or ""
-        frames = tuple(f"{f['method']['type']['name']}.{f['method']['name']}" for f in ((values.get("stackTrace") or {}).get("frames") or []))
-        out.append(Sample(thread, frames))
-    return out
-
-
-Part = tuple[str, Callable[[Sample], bool]]
-"""(label, test): the first part of an engine's ordered list whose test a sample passes is where the sample counts."""
-
-
-def shares(samples: Sequence[Sample], parts: Sequence[Part], other: str = "other") -> dict[str, float]:
-    """Fraction of the samples in each part (every label present, 0.0 when none), plus `other`."""
-    counts = {label: 0 for label, _ in parts} | {other: 0}
-    for sample in samples:
-        counts[next((label for label, test in parts if test(sample)), other)] += 1
-    total = sum(counts.values())
-    return {label: (n / total if total else 0.0) for label, n in counts.items()}
-
-
-def anywhere(*markers: str) -> Callable[[Sample], bool]:
-    """A part test: some frame of the stack contains one of `markers` ('package.Class' or 'Class.method' text)."""
-    return lambda sample: any(m in frame for frame in sample.frames for m in markers)
-
-
-def on_top(*markers: str) -> Callable[[Sample], bool]:
-    """A part test: the leaf frame (what the thread was running) contains one of `markers`."""
-    return lambda sample: bool(sample.frames) and any(m in sample.frames[0] for m in markers)
 
 
 class Profiled:
