@@ -29,7 +29,7 @@ from report import write  # noqa: E402
 
 from labkit.clusters.local.cassandra_install import require_java17  # noqa: E402
 from labkit.clusters.local.jfr import Profiled  # noqa: E402
-from labkit.results.cpu_samples import shares  # noqa: E402
+from labkit.results.cpu_samples import part_of, shares  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.engines.cassandra_work import DETAILS, MEMTABLE, PARTS  # noqa: E402
 from labkit.patterns.enumerable_keys.cassandra import CassandraComments  # noqa: E402
@@ -56,9 +56,9 @@ RESETS = {"truncate": CassandraComments, "delete": DeletingComments}
 
 
 def one_run(cluster, approach: str, threads: int, operations: int, java: str, profiled: bool = True, flush: bool = False,
-            reset: str = "truncate") -> tuple[dict, dict]:
+            reset: str = "truncate") -> tuple[dict, list]:
     """One write-test run, with the nodes profiled over its measured window or not (the control that says what
-    profiling cost): (row, samples by node). `flush` first writes every node's memtable of the keyspace out to disk
+    profiling cost): (row, the samples of all nodes). `flush` first writes every node's memtable of the keyspace out to disk
     (nodetool flush), so the run's post starts with no cells in memory: not even the comments earlier runs wrote
     and deleted."""
     workload = RESETS[reset].for_cluster(cluster, approach, "write")
@@ -71,7 +71,19 @@ def one_run(cluster, approach: str, threads: int, operations: int, java: str, pr
         result = run(workload, threads=threads, operations=operations, options=RunOptions(), watch=Watch(server_meter=meter))
     finally:
         workload.close_process()
-    return result.to_row(), (meter.samples if profiled else {})
+    return result.to_row(), ([s for node in meter.samples.values() for s in node] if profiled else [])
+
+
+def labelled(cluster, approach: str, threads: int, operations: int, row: dict, samples: list, sampled: bool, **where) -> dict:
+    """One run's result row: its labels (`where`: the block, run, ...), the runner's figures, and (`sampled`: the run was
+    profiled) each part's share of its samples."""
+    parts = {**shares(samples, PARTS), **details(samples)} if sampled else {}
+    return {"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider, "nodes": NODES,
+            "approach": approach, "design": LABEL[approach], **where, "threads": threads, "operations": operations,
+            "complete": row["complete"], "throughput": round(row["throughput"], 1), "mean_us": round(row["mean_us"]),
+            "errors": row["errors"], "verify_ok": row["verify_ok"], "server_cpu_ms_per_tx": row.get("server_cpu_ms_per_tx"),
+            "server_cpu_ms_per_tx_net": row.get("server_cpu_ms_per_tx_net"), "machine_cpu_busy": row.get("machine_cpu_busy"),
+            "limit": row.get("limit"), "samples": len(samples), **{f"share: {label}": round(share, 3) for label, share in parts.items()}}
 
 
 def details(samples: list) -> dict[str, float]:
@@ -114,21 +126,13 @@ def main() -> None:
             for threads in threads_list:
                 runs = [(a, p) for a in APPROACHES for p in (True, False)]
                 for approach, profiled in (runs if block % 2 == 0 else list(reversed(runs))):
-                    row, by_node = one_run(cluster, approach, threads, operations, java, profiled, flush=args.flush)
-                    samples = [s for node in by_node.values() for s in node]
+                    row, samples = one_run(cluster, approach, threads, operations, java, profiled, flush=args.flush)
                     if profiled:
                         pooled.setdefault((approach, threads), []).extend(samples)
-                    parts = {**shares(samples, PARTS), **details(samples)} if profiled else {}
-                    rows.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider, "nodes": NODES,
-                                 "approach": approach, "design": LABEL[approach], "threads": threads, "repeat": block, "profiled": profiled,
-                                 "operations": operations, "complete": row["complete"], "throughput": round(row["throughput"], 1),
-                                 "mean_us": round(row["mean_us"]), "errors": row["errors"], "verify_ok": row["verify_ok"],
-                                 "server_cpu_ms_per_tx": row.get("server_cpu_ms_per_tx"), "server_cpu_ms_per_tx_net": row.get("server_cpu_ms_per_tx_net"),
-                                 "machine_cpu_busy": row.get("machine_cpu_busy"), "limit": row.get("limit"), "samples": len(samples),
-                                 **{f"share: {label}": round(share, 3) for label, share in parts.items()}})
+                    rows.append(labelled(cluster, approach, threads, operations, row, samples, profiled, repeat=block, profiled=profiled))
                     print(f"block {block} {approach} @{threads} {'profiled' if profiled else 'not profiled'}: {row['throughput']:.0f}/s, "
                           f"server CPU {row.get('server_cpu_ms_per_tx')} ms/comment, {len(samples)} samples"
-                          + (f", memtable {parts[MEMTABLE]:.0%}" if profiled else ""))
+                          + (f", memtable {rows[-1]['share: ' + MEMTABLE]:.0%}" if profiled else ""))
     finally:
         slot.stop()
     df = pd.DataFrame(rows)
@@ -142,7 +146,7 @@ def main() -> None:
     for (approach, threads), samples in sorted(pooled.items()):
         if threads != max(threads_list):
             continue
-        memtable = [s for s in samples if shares([s], PARTS)[MEMTABLE] == 1.0]
+        memtable = [s for s in samples if part_of(s, PARTS) == MEMTABLE]
         for scope, chosen in (("all samples", samples), ("memtable samples", memtable)):
             for rank, (method, share) in enumerate(leaves(chosen), 1):
                 top.append({"design": LABEL[approach], "threads": threads, "of": scope, "samples": len(chosen), "rank": rank, "method": method,
@@ -154,7 +158,7 @@ def main() -> None:
 def series(runs: int, blocks: int = BLOCKS, threads: int = 100, operations: int = 3000, reset: str = "truncate") -> None:
     """The memtable's memory of earlier runs: `blocks` series, each a flush, then `runs` write-test runs in a row of each
     design (alternating, each run emptying its post first as the write test does), every run profiled, then one more
-    run of each after a flush. Writes results/enumerable_keys_write_series.{csv,md} and _ratios.md (each design's
+    run of each after a flush. Writes results/enumerable_keys_write_series_<reset>.{csv,md} and _ratios.md (each design's
     last run before the flush over its first, paired within a series; the run after the flush over the first)."""
     stem = f"enumerable_keys_write_series_{reset}"
     command = f".venv/bin/python benchmarks/enumerable_keys_profile.py --series {runs} --reset {reset}" + (f" --blocks {blocks}" if blocks != BLOCKS else "")
@@ -170,17 +174,11 @@ def series(runs: int, blocks: int = BLOCKS, threads: int = 100, operations: int 
             order = APPROACHES if block % 2 == 0 else tuple(reversed(APPROACHES))
             for i, approach in ((i, a) for i in range(runs + 1) for a in order):
                 flush = i == 0 or i == runs
-                row, by_node = one_run(cluster, approach, threads, operations, java, flush=flush, reset=reset)
-                samples = [s for node in by_node.values() for s in node]
-                parts = {**shares(samples, PARTS), **details(samples)}
-                rows.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider, "nodes": NODES,
-                             "approach": approach, "design": LABEL[approach], "reset": reset, "threads": threads, "repeat": block, "run": i + 1,
-                             "flushed_before": flush, "runs_since_flush": 0 if flush else i, "operations": operations, "complete": row["complete"],
-                             "throughput": round(row["throughput"], 1), "mean_us": round(row["mean_us"]), "errors": row["errors"],
-                             "verify_ok": row["verify_ok"], "server_cpu_ms_per_tx": row.get("server_cpu_ms_per_tx"), "limit": row.get("limit"),
-                             "samples": len(samples), **{f"share: {label}": round(share, 3) for label, share in parts.items()}})
+                row, samples = one_run(cluster, approach, threads, operations, java, flush=flush, reset=reset)
+                rows.append(labelled(cluster, approach, threads, operations, row, samples, True, reset=reset, repeat=block, run=i + 1,
+                                     flushed_before=flush, runs_since_flush=0 if flush else i))
                 print(f"series {block} run {i + 1} {approach}{' (flushed first)' if flush else ''}: {row['throughput']:.0f}/s, server CPU "
-                      f"{row.get('server_cpu_ms_per_tx')} ms/comment, memtable {parts[MEMTABLE]:.0%} of {len(samples)} samples")
+                      f"{row.get('server_cpu_ms_per_tx')} ms/comment, memtable {rows[-1]['share: ' + MEMTABLE]:.0%} of {len(samples)} samples")
     finally:
         slot.stop()
     df = pd.DataFrame(rows)

@@ -32,11 +32,16 @@ Part = tuple[str, Callable[[Sample], bool]]
 """(label, test): the first part of an engine's ordered list whose test a sample passes is where the sample counts."""
 
 
+def part_of(sample: Sample, parts: Sequence[Part], other: str = "other") -> str:
+    """The label of the first part whose test the sample passes, or `other`."""
+    return next((label for label, test in parts if test(sample)), other)
+
+
 def shares(samples: Sequence[Sample], parts: Sequence[Part], other: str = "other") -> dict[str, float]:
     """Fraction of the samples in each part (every label present, 0.0 when none), plus `other`."""
     counts = {label: 0 for label, _ in parts} | {other: 0}
     for sample in samples:
-        counts[next((label for label, test in parts if test(sample)), other)] += 1
+        counts[part_of(sample, parts, other)] += 1
     total = sum(counts.values())
     return {label: (n / total if total else 0.0) for label, n in counts.items()}
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from labkit.results.cpu_samples import Sample, parse, shares
+from labkit.results.cpu_samples import Sample, parse, part_of, shares
 from labkit.engines.cassandra_work import MEMTABLE, PARTS
 
 
@@ -53,3 +53,8 @@ def test_each_sample_counts_in_the_first_part_it_matches():
 
 def test_no_samples_gives_zero_shares_not_an_error():
     assert set(shares([], PARTS).values()) == {0.0}
+
+
+def test_part_of_names_the_first_part_a_sample_matches():
+    samples = parse(printed(("a", WRITE), ("c", FLUSH), ("g", [("java.lang.Thread", "run")])))
+    assert [part_of(s, PARTS) for s in samples] == [MEMTABLE, "flush and compaction", "other"]

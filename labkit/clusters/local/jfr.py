@@ -95,7 +95,6 @@ class Profiled:
         self._recording: contextlib.ExitStack | None = None
 
     def start(self) -> None:
-        self.samples = {}
         self._recording = contextlib.ExitStack()
         self.samples = self._recording.enter_context(recording(self.pids, self.java))
         self.inner.start()
