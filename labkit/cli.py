@@ -112,7 +112,7 @@ def up(
     """Start a cluster of ENGINE with N nodes and wait until it is ready for a workload (with --provider
     external: check and record a cluster you already have; labkit never stops or resizes it)."""
     from .clusters import choose_provider, provider_for
-    from .clusters.local.budgets import check_cores
+    from .clusters.contract import check_cores
 
     try:
         check_cores(node_cpu)

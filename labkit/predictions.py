@@ -153,7 +153,7 @@ def record(path: Path, *, notebook: str, question: Question, prediction: Any, me
 
 def predictions_file() -> Path:
     """Where this user's predictions are kept: beside the lab's caches (LABKIT_HOME)."""
-    from .clusters.base import labkit_home
+    from .home import labkit_home
 
     return labkit_home() / "predictions.jsonl"
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from labkit.clusters.local.cassandra import LocalCassandraCluster
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 from labkit.engines import cassandra as cql
 from labkit.host.processes import processes_under
 

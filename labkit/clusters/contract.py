@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from ..errors import ConfigError
 from .base import ClusterInfo
 
 if TYPE_CHECKING:
@@ -126,6 +127,21 @@ class CouchbaseCluster(Cluster, CouchbaseConnection, Protocol):
 
 class HBaseCluster(Cluster, HBaseConnection, Protocol):
     """An HBase cluster of any provider, as its bindings use it."""
+
+
+MIN_CORES = 0.01
+
+
+def check_cores(node_cpu: object) -> float | None:
+    """A node CPU budget as every provider takes it: None (no budget) or a positive number of cores per node; a clear error otherwise."""
+    if node_cpu is None:
+        return None
+    if isinstance(node_cpu, bool) or not isinstance(node_cpu, (int, float)) or not MIN_CORES <= node_cpu <= 64:
+        raise ConfigError(
+            f"node_cpu is the CPU budget of each node in cores (e.g. 0.15 = 15% of one core), from {MIN_CORES} to 64, "
+            f"or None for no budget; got {node_cpu!r}"
+        )
+    return float(node_cpu)
 
 
 def server_hosts(cluster: Cluster) -> list[str]:

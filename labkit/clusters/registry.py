@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 
 from ..faults import Toxiproxy, heal_all
-from .base import clusters_dir
+from ..home import clusters_dir
 
 
 PROCESS_PROVIDERS = ("local", "standin")  # clusters made of processes labkit started, found under their directory

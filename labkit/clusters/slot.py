@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from .base import ClusterInfo
-from .contract import capabilities_of
+from .contract import capabilities_of, check_cores
 
 if TYPE_CHECKING:
     from .contract import Cluster
@@ -48,7 +48,6 @@ class ClusterSlot:
         """A slot for `engine` from `provider` (clear errors for combinations this version lacks);
         `node_cpu` is each node's CPU budget in cores (None: nodes share the machine's cores)."""
         from . import provider_for
-        from .local.budgets import check_cores
 
         cluster_class = provider_for(engine, provider)
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
@@ -69,7 +68,6 @@ class ClusterSlot:
     @node_cpu.setter
     def node_cpu(self, cores: float | None) -> None:
         """Budget every node the slot starts from now on, and the running cluster's nodes in place."""
-        from .local.budgets import check_cores
 
         cores = check_cores(cores)
         if cores != self._node_cpu and self.cluster is not None:

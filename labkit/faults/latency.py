@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..host import processes
-from ..clusters.base import labkit_home
+from ..home import labkit_home
 from ..errors import LabkitError, NotAvailableError
 
 VERSION = "2.12.0"
@@ -29,7 +29,7 @@ API_PORT = 8474
 
 def binary_path() -> Path:
     """The host's shared build when an instructor provided one (`labkit provision --shared`), else this home's."""
-    from ..clusters.base import shared_cache
+    from ..home import shared_cache
 
     shared = shared_cache()
     if shared is not None and (shared / "toxiproxy" / VERSION / "server").exists():

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..clusters.base import labkit_home
+from ..home import labkit_home
 from ..errors import ConfigError
 from .users import current_user
 

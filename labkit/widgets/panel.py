@@ -217,7 +217,7 @@ class ControlPanel:
     @node_cpu.setter
     def node_cpu(self, cores: float | None) -> None:
         if cores is not None:
-            from ..clusters.local.budgets import check_cores
+            from ..clusters.contract import check_cores
 
             check_cores(cores)
         value = float(cores or 0.0)

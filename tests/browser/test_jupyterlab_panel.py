@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from labkit.host.processes import processes_under
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "build" / "test-artifacts"

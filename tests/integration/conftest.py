@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 from labkit.host.processes import processes_under
 from shared_clusters import SHARED, jvms
 

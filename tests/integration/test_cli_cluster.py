@@ -14,7 +14,7 @@ import psutil
 
 from conftest import labkit_jvms
 from labkit.clusters.local import budgets
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 from labkit.clusters.local.cassandra_config import BUDGETED_TIMER_SLACK_NS
 from labkit.host import loopback, timer_slack
 

@@ -16,7 +16,7 @@ import time
 import psutil
 import pytest
 
-from labkit.clusters.base import clusters_dir
+from labkit.home import clusters_dir
 from labkit.clusters.local import hbase_config
 from labkit.clusters.local.hbase import LocalHBaseCluster
 from labkit.host import loopback, processes

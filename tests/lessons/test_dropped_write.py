@@ -21,7 +21,7 @@ from nbclient.exceptions import CellExecutionError
 from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 from labkit.host.processes import processes_under
 from shared_clusters import said_in
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from labkit.clusters.registry import clusters_dir
+from labkit.home import clusters_dir
 from labkit.host.processes import processes_under
 from labkit.predictions import ABSENT, CARD_MIME, RIGHT, TOO_FEW, WRONG
 from lesson_runs import check_lesson, execute_lesson, lessons

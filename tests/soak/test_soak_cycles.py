@@ -22,7 +22,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from labkit.clusters.base import clusters_dir
+from labkit.home import clusters_dir
 from labkit.clusters.local import budgets
 from labkit.host.processes import processes_under
 from labkit.faults.partition import _mounted_net_cls, rules as partition_rules

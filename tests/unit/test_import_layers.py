@@ -12,7 +12,7 @@ from pathlib import Path
 import labkit
 
 ROOT = Path(labkit.__file__).parent
-GROUND_FLOOR = ("labkit.errors", "labkit.clusters.base", "labkit.machine")
+GROUND_FLOOR = ("labkit.errors", "labkit.clusters.base", "labkit.machine", "labkit.home")
 
 
 def _modules() -> dict[str, Path]:
@@ -120,7 +120,7 @@ def test_imports_made_by_name_are_followed():
 
 
 LAYERS = [  # bottom to top: a module imports only its own package and packages of lower layers
-    ("labkit.errors", "labkit.machine", "labkit.clusters.base"),
+    ("labkit.errors", "labkit.machine", "labkit.clusters.base", "labkit.home"),
     ("labkit.host", "labkit.runner", "labkit.datasets"),
     ("labkit.engines", "labkit.faults", "labkit.namespace", "labkit.results"),
     ("labkit.clusters", "labkit.predictions"),
@@ -153,3 +153,19 @@ def test_no_import_points_back_up_the_layers():
             if there != here and here in layer and there in layer and layer[there] > layer[here]:
                 upward.append(f"{name} -> {target}")
     assert upward == []
+
+
+def _arrows_into_clusters() -> list[str]:
+    """Imports of a cluster provider's modules from the floors below labkit.clusters. Only the labels every
+    row carries (labkit.clusters.base: ClusterInfo) may be read from down there; the state directories live on
+    the ground floor (labkit.home), so the host helpers and the faults find theirs without climbing."""
+    layer = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    below = {p for p, i in layer.items() if i < layer["labkit.clusters"]} - {"labkit.clusters.base"}
+    modules = _modules()
+    return sorted(f"{name} -> {target}" for name, path in modules.items() if _package(name) in below
+                  for target in _imports(name, path, modules)
+                  if target.startswith("labkit.clusters") and (target != "labkit.clusters.base" or _package(name) in ("labkit.host", "labkit.faults")))
+
+
+def test_nothing_below_the_clusters_climbs_into_them():
+    assert _arrows_into_clusters() == []

@@ -18,7 +18,7 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ...host.users import current_user
 from ..contract import Capabilities
-from ..base import clusters_dir
+from ...home import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES
 

@@ -268,7 +268,7 @@ def toxiproxy() -> dict[str, Any]:
 def topology(engine: str, nodes: int, node_cpu: float | None = None, **options: Any) -> dict[str, Any]:
     """The compose document for `engine` with `nodes` nodes (MongoDB: shards); `node_cpu` gives every
     data-bearing service a `cpus:` limit (the compose form of labkit's per-node CPU budget)."""
-    from ..local.budgets import check_cores
+    from ..contract import check_cores
 
     makers = {"cassandra": cassandra, "mongodb": mongodb, "couchbase": couchbase}
     if engine not in makers:

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 from ...errors import LabkitError, NotAvailableError
-from ..base import labkit_home
+from ...home import labkit_home
 
 COMPOSE_MODULE = "github.com/docker/compose/v2"
 COMPOSE_VERSION = "v2.40.3"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...engines.credentials import redacted  # noqa: F401  (re-exported: messages and status hide passwords)
 from ...errors import NotAvailableError
-from ..base import clusters_dir
+from ...home import clusters_dir
 
 NOT_OURS = "labkit did not start this cluster, so it does not {what} it"
 

@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import ConfigError, NotAvailableError
+from ...errors import NotAvailableError
+from ..contract import check_cores
 from . import signal_budgets
 
 DEFAULT_PERIOD_US = 10_000
@@ -30,7 +31,6 @@ lowest and highest were the first and the last runs), p95 was 110-145 ms at 100 
 does not move throughput; Docker's `--cpus` (the compose provider's `cpus:`) spreads its quota over
 100 ms, so compare local and compose tails with that in mind."""
 
-MIN_CORES = 0.01
 V1_ROOT = Path("/sys/fs/cgroup/cpu")
 V2_ROOT = Path("/sys/fs/cgroup")
 
@@ -39,18 +39,6 @@ UNSUPPORTED_ADVICE = (
     "delegated to your user), or use the compose provider, whose per-service `cpus:` limit does the same "
     "inside Docker. Without a budget (node_cpu=None) every node shares all of this machine's cores."
 )
-
-
-def check_cores(node_cpu: object) -> float | None:
-    """None (no budget) or a positive number of cores per node; a clear error otherwise."""
-    if node_cpu is None:
-        return None
-    if isinstance(node_cpu, bool) or not isinstance(node_cpu, (int, float)) or not MIN_CORES <= node_cpu <= 64:
-        raise ConfigError(
-            f"node_cpu is the CPU budget of each node in cores (e.g. 0.15 = 15% of one core), from {MIN_CORES} to 64, "
-            f"or None for no budget; got {node_cpu!r}"
-        )
-    return float(node_cpu)
 
 
 @dataclass(frozen=True)

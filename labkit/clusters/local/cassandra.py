@@ -29,7 +29,7 @@ from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
 from ..contract import Capabilities
-from ..base import clusters_dir
+from ...home import clusters_dir
 from ...host import loopback
 from . import budgets, cassandra_cds, memory, ports
 from . import cassandra_install as install

@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from ..base import clusters_dir, labkit_home
+from ...home import clusters_dir, labkit_home
 from . import cassandra_install as install
 from ...host import processes
 from ...host import loopback

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import maven
-from ..base import labkit_home, shared_cache
+from ...home import labkit_home, shared_cache
 from . import jdk
 
 DEFAULT_VERSION = "5.0.9"

@@ -25,7 +25,8 @@ from ...errors import ConfigError, LabkitError
 from ...host import loopback, processes, timer_slack
 from ...host.users import current_user
 from .. import exit_guard
-from ..base import ClusterInfo, clusters_dir
+from ..base import ClusterInfo
+from ...home import clusters_dir
 from ..contract import Capabilities
 from . import budgets, hbase_config as config, hbase_install as install, memory, ports
 from .hbase_admin_session import AdminSession

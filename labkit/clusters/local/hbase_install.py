@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ...errors import NotAvailableError
 from .. import maven
-from ..base import labkit_home, shared_cache
+from ...home import labkit_home, shared_cache
 from . import jdk
 
 DEFAULT_VERSION = "2.6.1"

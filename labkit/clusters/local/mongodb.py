@@ -21,7 +21,7 @@ from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
 from ..contract import Capabilities
-from ..base import clusters_dir
+from ...home import clusters_dir
 from ...host import processes
 from . import budgets
 from .node_cpu import NodeCpuMeter

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from ...errors import ConfigError
-from ..base import SHARED_CACHE_ENV
+from ...home import SHARED_CACHE_ENV
 
 
 def _toxiproxy() -> str:

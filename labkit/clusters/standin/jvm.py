@@ -19,7 +19,7 @@ from ...host.users import current_user
 from ..contract import Capabilities
 from ...host import processes
 from ..local.cassandra_install import require_java17
-from ..base import clusters_dir, labkit_home
+from ...home import clusters_dir, labkit_home
 
 HOST = "127.0.0.1"
 BANNER = "stand-in for {engine}: mechanics only, performance not meaningful"
