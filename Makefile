@@ -5,7 +5,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-PROFILE ?= quick
+# SIZE: smoke, quick (the default) or classroom; PROFILE is its older name and still works
+SIZE ?= $(or $(PROFILE),quick)
 # uv installs what pip would (the same versions here) in about 7 s instead of 38 s (warm caches). --system-certs: uv
 # trusts the system's certificate store, as pip does; without it uv trusts only its own bundled roots, and behind a
 # network that inspects TLS with its own certificate authority (a campus proxy; this project's build machines) it fails
@@ -31,7 +32,7 @@ provision: venv
 
 ## run: the main job. Executes notebooks/ with papermill into build/ and writes build/index.html
 run: provision system-deps
-	$(PY) -m labkit.batch --profile $(PROFILE) --notebooks notebooks --out build
+	$(PY) -m labkit.batch --size $(SIZE) --notebooks notebooks --out build
 
 ## system-deps: the system packages, one line each in labkit/system-deps.sh (its test, its Debian/Ubuntu
 ## package, what needs it): JDK 17, Maven, Go and python3.X-venv are required, iptables is optional;

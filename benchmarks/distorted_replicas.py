@@ -38,8 +38,7 @@ from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns.distorted_replicas import PATTERN  # noqa: E402
 from labkit.patterns.distorted_replicas import cassandra as dr  # noqa: E402
 from labkit.patterns.distorted_replicas.core import filter_sizes  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan  # noqa: E402
+from labkit.sweeps import SweepPlan, run_pattern_sweep  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 COLUMNS = ["experiment", "command", "repeat", "order", "control_copy", "complete", "pattern", "phase", "groups", "publications", "engine", "server_version", "provider", "nodes", "node_cpu",

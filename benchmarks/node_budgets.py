@@ -40,8 +40,9 @@ from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import fan_out, index_table  # noqa: E402
 from labkit.workloads import ycsb  # noqa: E402
 from labkit.patterns.description import Pattern  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan, replica_requests  # noqa: E402
+from labkit.sweeps import run_pattern_sweep  # noqa: E402
+from labkit.results import replica_requests  # noqa: E402
+from labkit.sweeps import SweepPlan  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15

@@ -22,7 +22,7 @@ from pattern_sweeps import machine  # noqa: E402
 from report import write  # noqa: E402
 
 from labkit.clusters.local.memory import CASSANDRA_NODE_BYTES, GIB  # noqa: E402
-from labkit.patterns.pattern_sweep import pattern_slot, run_pattern_sweep  # noqa: E402
+from labkit.sweeps import pattern_slot, run_pattern_sweep  # noqa: E402
 from labkit.workloads.ycsb import WORKLOAD  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"

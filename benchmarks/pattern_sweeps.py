@@ -26,7 +26,7 @@ from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.catalogue import describe  # noqa: E402
-from labkit.patterns.pattern_sweep import SweepSite, run_pattern_sweep  # noqa: E402
+from labkit.sweeps import SweepRequest, run_sweep  # noqa: E402
 from labkit.results import latency_figure, throughput_figure  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -128,7 +128,7 @@ def sweep_phases(args, pattern, slot, stem: str, command: str) -> list[pd.DataFr
             changes["threads"] = [int(t) for t in args.threads.split(",")]
         if args.repeats:
             changes["repeats"] = args.repeats
-        rows = run_pattern_sweep(pattern, pattern.sweep_plan(profile, phase, **changes), slot=slot, site=SweepSite(clients=args.clients or None))
+        rows = run_sweep(SweepRequest(pattern, pattern.sweep_plan(profile, phase, **changes), clients=args.clients or None), slot=slot)
         df = pd.DataFrame(rows)
         frames.append(df)
         size_note = ", ".join(f"{k}={v}" for k, v in size.settings.items()) or "users = operations"

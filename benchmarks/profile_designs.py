@@ -25,7 +25,7 @@ from pattern_sweeps import COLUMNS, machine, save_figures  # noqa: E402
 from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
+from labkit.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.profiles.cassandra import traced_designs  # noqa: E402
 from labkit.profiles.description import PHASE, profile_pattern  # noqa: E402
 from labkit.results.intervals import comparisons, usable  # noqa: E402

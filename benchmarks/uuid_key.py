@@ -30,7 +30,7 @@ from report import write  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.faults import heal_all  # noqa: E402
 from labkit.patterns import uuid_key  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
+from labkit.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.patterns.uuid_key import cassandra as uuid_key_cassandra  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"

@@ -30,8 +30,7 @@ from report import write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns import index_table  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
-from labkit.results import SweepPlan  # noqa: E402
+from labkit.sweeps import SweepPlan, run_pattern_sweep  # noqa: E402
 from labkit.results.intervals import paired_ratios  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results"

@@ -25,7 +25,7 @@ from report import profile_run, write  # noqa: E402
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
 from labkit.patterns.description import CLASSROOM_REPEATS  # noqa: E402
 from labkit.results.intervals import interval_of  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
+from labkit.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.workloads.ycsb import WORKLOAD  # noqa: E402
 from labkit.workloads.ycsb.cassandra import cluster_options, hit_ratios  # noqa: E402
 

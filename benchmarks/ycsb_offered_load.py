@@ -25,7 +25,7 @@ from pattern_sweeps import machine, save_figure  # noqa: E402
 from report import profile_run, write  # noqa: E402
 
 from labkit.clusters.slot import ClusterSlot  # noqa: E402
-from labkit.patterns.pattern_sweep import run_pattern_sweep  # noqa: E402
+from labkit.sweeps import run_pattern_sweep  # noqa: E402
 from labkit.results import knees, offered_load_figure  # noqa: E402
 from labkit.workloads.ycsb import KNEE_MIXES, WORKLOAD  # noqa: E402
 

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-PROFILES = ("smoke", "quick", "classroom")
+SIZES = ("smoke", "quick", "classroom")  # labkit.patterns.description.SIZES; each notebook reads its size as the parameter `profile`
 
 
 @dataclass
@@ -72,7 +72,9 @@ def write_report(runs: list[NotebookRun], out_dir: Path, profile: str) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m labkit.batch", description=__doc__)
-    parser.add_argument("--profile", choices=PROFILES, default="quick", help="smoke: every cell at the smallest sizes (make test); quick: minutes (make run); classroom: the source's full sweeps")
+    parser.add_argument("--size", "--profile", dest="size", choices=SIZES, default="quick",
+                        help="smoke: every cell at the smallest sizes (make test); quick: minutes (make run); classroom: the source's full sweeps "
+                             "(--profile is the older name)")
     parser.add_argument("--notebooks", type=Path, default=Path("notebooks"))
     parser.add_argument("--out", type=Path, default=Path("build"))
     parser.add_argument("--timeout", type=int, default=3600, help="seconds one cell may run")
@@ -88,11 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     runs = []
     for nb in notebooks:
-        print(f"running {nb.name} (profile {args.profile}) ...", flush=True)
-        r = execute(nb, args.out, args.profile, args.timeout)
+        print(f"running {nb.name} (size {args.size}) ...", flush=True)
+        r = execute(nb, args.out, args.size, args.timeout)
         print(f"  {'ok' if r.ok else 'FAILED'} in {r.seconds:.0f} s {r.error}", flush=True)
         runs.append(r)
-    report = write_report(runs, args.out, args.profile)
+    report = write_report(runs, args.out, args.size)
     print(f"report: {report}")
     return 0 if all(r.ok for r in runs) else 1
 

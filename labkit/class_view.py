@@ -177,7 +177,7 @@ def figure(rows: Any, notebook: str, question: str, reference: dict[tuple[str, s
         go.Bar(name="predicted", x=answers, y=[predicted.get(a, 0) for a in answers]),
         go.Bar(name="the students' runs measured", x=answers, y=[measured.get(a, 0) for a in answers]),
     ])
-    if extra:
+    if extra and committed:
         fig.add_trace(go.Scatter(name=f"the committed classroom run ({committed['source']})", x=[committed["answer"]], y=[0], mode="markers",
                                  marker=dict(symbol="star", size=18, color="black"), hovertext=[committed["measured"]]))
     verdicts = Counter(group.verdict)

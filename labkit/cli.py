@@ -225,7 +225,7 @@ def _settings_help() -> str:
 
 
 def _set_options(pattern, items: list[str]) -> dict[str, object]:
-    """--set NAME=VALUE items, each parsed and checked by the pattern's description (run_pattern_sweep
+    """--set NAME=VALUE items, each parsed and checked by the pattern's description (sweeps.resolve
     refuses one that belongs to another phase, before anything starts)."""
     given: dict[str, object] = {}
     for item in items:
@@ -288,8 +288,8 @@ def run_pattern(
     """Sweep a pattern's naive and scalable workloads over threads x nodes and append the rows to --out."""
     from .clusters import check_engine, check_provider
     from .catalogue import describe
-    from .patterns.pattern_sweep import SweepSite, run_pattern_sweep
-    from .results import ResultsStore, SweepPlan, parse_range
+    from .results import ResultsStore
+    from .sweeps import SweepPlan, SweepRequest, parse_range, run_sweep
 
     try:
         check_engine(engine)
@@ -306,13 +306,13 @@ def run_pattern(
             raise ConfigError("--seconds holds each offered load that long: give the loads with --target (e.g. --target 300:3000:300)")
         phase = described.check_phase(phase or ("offered-load" if target and "offered-load" in described.phases else described.default_phase))
         named = [a.strip() for a in approaches.split(",") if a.strip()] + _workload_approaches(described, workload)
-        chosen = named or list(described.approaches_for(phase, engine))  # PatternSweep checks them, with everything else
+        chosen = described.check_approaches(named, phase, engine) if named else list(described.approaches_for(phase, engine))  # named with the pattern's choices
         settings = _set_options(described, size)
         plan = SweepPlan(pattern=pattern, approaches=chosen, threads=thread_counts, nodes=node_counts, operations=operations, processes=process_count,
                          run_options={"workers": workers} if workers else {}, targets=targets, target_seconds=seconds, repeats=repeats,
                          control=control)
-        site = SweepSite(engine=engine, provider=provider, node_cpu=node_cpu, clients=clients)  # node_cpu is checked by the sweep's slot
-        rows = run_pattern_sweep(described, plan, phase=phase, settings=settings, site=site, out=out, echo=typer.echo)
+        request = SweepRequest(described, plan, phase=phase, settings=settings, engine=engine, provider=provider, node_cpu=node_cpu, clients=clients)
+        rows = run_sweep(request, out=out, echo=typer.echo)
     except LabkitError as exc:
         _fail(exc)
     except KeyboardInterrupt:  # Ctrl-C outside a run's measured window (a cluster start, set-up, load, verify): no partial row

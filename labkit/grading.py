@@ -228,9 +228,9 @@ def _written_where_it_was(design: Any, sources: dict[str, dict[str, Any]]) -> No
     for name, lines in sources["lines"].items():
         linecache.cache[name] = (sum(map(len, lines)), None, lines, name)  # mtime None: linecache keeps it, as IPython's own
     for function in _functions(design):
-        name = sources["files"].get(function.__qualname__)
-        if name and function.__code__.co_filename != name:
-            function.__code__ = _in_file(function.__code__, name)
+        cell_file = sources["files"].get(function.__qualname__)
+        if cell_file and function.__code__.co_filename != cell_file:
+            function.__code__ = _in_file(function.__code__, cell_file)
 
 
 def _in_file(code: CodeType, name: str) -> CodeType:
@@ -344,10 +344,9 @@ def _reattached(kind: str, how: Any) -> tuple[Any, Any]:
 
         slot = ClusterSlot.for_engine(how["engine"], how["provider"], on_change=lambda message: print(message, flush=True), **how["options"])
         return slot, slot.stop
-    from .clusters.contract import capabilities_of
-
     cluster = pickle.loads(how)
-    return cluster, (cluster.release if capabilities_of(cluster).adopt else lambda: None)  # adopt: `release` lets go, servers up
+    adoption = cluster.adoption()
+    return cluster, (adoption.release if adoption is not None else lambda: None)  # an adopted cluster: `release` lets go, servers up
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 A ratio between two approaches means something only when it is larger than what separates two runs of one
 approach. This runs an A/A control: YCSB workload A on primary keys (the getting-started baseline), every
 block twice, blocks repeated, and reports the copy / first interval as the machine's noise floor. It goes
-through the same entry point as every sweep (PatternSweep), so the rows look like any other sweep's.
+through the same entry point as every sweep (labkit.sweeps), so the rows look like any other sweep's.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ def noise_plan(*, nodes: int = 1, threads: int = 16, operations: int = 10000, re
 def measure_noise(plan: Any, *, provider: str = "auto", node_cpu: float | None = None, slot: ClusterSlot | None = None,
                   out: Any = None, echo: Callable[[str], None] = print) -> tuple[list[dict[str, Any]], RatioInterval | None]:
     """Run the A/A plan and return its rows and the noise floor (copy / first throughput over every block)."""
-    from .patterns.pattern_sweep import SweepSite, run_pattern_sweep
+    from .sweeps import SweepRequest, run_sweep
     from .workloads.ycsb import WORKLOAD
 
-    rows = run_pattern_sweep(WORKLOAD, plan, slot=slot, site=SweepSite(provider=provider, node_cpu=node_cpu), out=out, echo=echo)
+    rows = run_sweep(SweepRequest(WORKLOAD, plan, provider=provider, node_cpu=node_cpu), slot=slot, out=out, echo=echo)
     import pandas as pd
 
     return rows, noise_floor(pd.DataFrame(rows))

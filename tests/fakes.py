@@ -95,3 +95,37 @@ class HookedWorkload(CountingWorkload):
         if tx.seq == 0 and tx.worker == 0:
             self.phases.append("measuring")
         super().transaction(tx)
+
+
+class FunctionBench:
+    """A sweep's bench made of functions (labkit.sweeps.loop.Stand): the loop's unit tests run on no cluster.
+    `cluster_for(n)` describes an n-node cluster, `workload_for(approach, info)` makes a run's workload."""
+
+    def __init__(self, cluster_for, workload_for, *, cold=None, running=None, meter=None):
+        self._cluster_for, self._workload_for = cluster_for, workload_for
+        self._cold, self._running, self._meter = cold, running, meter
+        self._info = None
+
+    def cluster(self, nodes):
+        self._info = self._cluster_for(nodes)
+        return self._info
+
+    def workload(self, approach):
+        return self._workload_for(approach, self._info)
+
+    def meter(self):
+        return self._meter() if self._meter is not None else None
+
+    def cold(self):
+        return self._cold() if self._cold is not None else True
+
+    def running(self):
+        return self._running() if self._running is not None else None
+
+
+def sweep(plan, *, cluster_for, workload_for, store=None, cancel=None, progress=None, echo=None, cold=None, running=None, meter=None):
+    """labkit.sweeps.measure on a FunctionBench: the loop as the unit tests drive it."""
+    from labkit.sweeps import SweepWatch, measure
+
+    bench = FunctionBench(cluster_for, workload_for, cold=cold, running=running, meter=meter)
+    return measure(plan, bench, store=store, watch=SweepWatch(progress=progress, cancel=cancel, echo=echo or (lambda _text: None)))

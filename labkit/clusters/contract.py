@@ -1,48 +1,114 @@
-"""The written contract every provider's cluster keeps, and what each one can do, declared.
+"""The written contract every provider's cluster keeps, and what each one can do, asked in types.
 
-Callers (the cluster slot, sweeps, tactics, samplers) ask a cluster's `capabilities` instead of probing it
-for methods, and every provider answers the same questions: start/stop (also as a context manager), its
-nodes and live nodes, `info()` for labels, `cpu_meter()` (None where the lab cannot see the servers), the
-loopback addresses and ports it holds (`held_addresses()`) and whose it is (`owner`). So a new provider, or
-per-user addresses and namespaces for a class on one machine, plug in at one place.
+Callers (the cluster slot, sweeps, tactics, samplers) ask a cluster for a capability instead of probing it for
+methods: `budgets()`, `membership()`, `node_admin()`, `node_faults()`, `internode_links()`, `local_servers()`,
+`adoption()` and `cpu_meter()` each hand back the object that does it, or None where this cluster cannot (and
+the caller says why). Every provider answers the same questions besides: start/stop (also as a context
+manager), its nodes and live nodes, `info()` for labels, the loopback addresses and ports it holds
+(`held_addresses()`) and whose it is (`owner`). What must be known before a cluster exists (may the slot
+resize it, can it adopt what `labkit up` left) is the class's `capabilities`, under `ProviderClass`. So a new
+provider, or per-user addresses and namespaces for a class on one machine, plug in at one place.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, runtime_checkable
 
 from ..errors import ConfigError
 from .base import ClusterInfo
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    import psutil
+
     from ..runner.server_cpu import ServerMeter
 
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a provider's clusters can do; False means the lab must not try (and says why where it is asked)."""
+    """What a provider's class can do before any of its clusters exists: the slot reads these on the class to
+    decide how it will make clusters. Everything a running cluster can do is asked of the cluster itself
+    (`budgets()`, `membership()`, ...): only what has no cluster to ask yet is a flag here."""
 
     resize: bool = False
-    """The slot may start it at any node count (False: it keeps its own size, e.g. a course's external cluster)."""
-    budgets: bool = False
-    """Each node's CPU budget can be set at start and changed in place (`set_node_cpu`)."""
-    datacenters: bool = False
-    """It can run its nodes in two datacenters (`dcs=2`)."""
-    membership: bool = False
-    """Nodes can join and leave while it serves (`add_node`, `decommission`)."""
-    admin: bool = False
-    """Per-node admin commands run (`nodetool`: flush, repair, ...)."""
-    server_cpu: bool = False
-    """`cpu_meter()` and `node_processes()` see the server processes (local ones only)."""
+    """The slot may start it at any node count (False: it keeps its own size, `fixed_size()`, e.g. a course's external cluster)."""
     adopt: bool = False
-    """It can take over the cluster `labkit up` left running (`adopt`, `left_up`)."""
-    proxied_links: bool = False
-    """Its datacenters can be made to reach each other through toxiproxy (`internode_proxy=True`), and
-    `internode_links()` cuts and heals them without root (faults/links)."""
+    """It can take over the cluster `labkit up` left running (`adopt`, `left_up` on the class)."""
 
 
 NOTHING = Capabilities()
+
+
+class ServerNode(Protocol):
+    """One server of a cluster as a capability hands it back: the name nodetool and the budgets use, and its address."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def address(self) -> str: ...
+
+
+class NodeBudgets(Protocol):
+    """Each node's CPU budget, changed in place while the cluster serves: a smaller or larger machine per node without a restart."""
+
+    @property
+    def node_cpu(self) -> float | None: ...
+
+    def set_node_cpu(self, node_cpu: float | None) -> None: ...
+
+
+class Membership(Protocol):
+    """Nodes join and leave while the cluster serves (bootstrap and decommission stream the data), as the scaling tactics do."""
+
+    def node(self, which: int | str) -> ServerNode: ...
+    def add_node(self, dc: str = "dc1") -> ServerNode: ...
+    def decommission(self, which: int | str) -> None: ...
+
+
+class NodeAdmin(Protocol):
+    """Per-node admin commands (nodetool: status, flush, repair, table statistics): evidence read from the servers themselves."""
+
+    def nodetool(self, which: int | str, *args: str, timeout: float = 120) -> str: ...
+
+
+class NodeFaults(Protocol):
+    """One node stopped, killed or restarted while the others serve: what a lesson on replicas under failure needs."""
+
+    def node(self, which: int | str) -> ServerNode: ...
+    def stop_node(self, which: int | str) -> ServerNode: ...
+    def kill_node(self, which: int | str) -> ServerNode: ...
+    def restart_node(self, which: int | str) -> ServerNode: ...
+
+
+class InternodeLinks(Protocol):
+    """What cuts and heals the links between two datacenters (iptables with root, the cluster's toxiproxy without), for partition tests."""
+
+    def cut(self, side_a: Iterable[str], side_b: Iterable[str]) -> None: ...
+    def heal(self) -> None: ...
+    def is_cut(self) -> bool: ...
+
+
+class LocalServers(Protocol):
+    """The servers are this machine's processes: samplers read each node's CPU, and their files lie under `directory`."""
+
+    @property
+    def directory(self) -> Path: ...
+
+    def node_processes(self) -> dict[str, psutil.Process]: ...
+
+
+class Adoption(Protocol):
+    """Letting a cluster go without stopping its servers: the one `labkit up` left running, or a copy of a notebook's in another process."""
+
+    @property
+    def adopted(self) -> bool:
+        """This object took over the cluster `labkit up` left (rather than starting it): it stays up when let go."""
+        ...
+
+    def release(self) -> None: ...
 
 
 @runtime_checkable
@@ -54,8 +120,11 @@ class Cluster(Protocol):
     capabilities: Capabilities
     detached: bool
     """Started by `labkit up`: it outlives the process that started it (and is not stopped on its exit)."""
-    nodes: list[Any]
-    """Every node of the cluster, up or not (its length is the cluster's size; `live_nodes()` are those up)."""
+
+    @property
+    def nodes(self) -> list[Any]:
+        """Every node of the cluster, up or not (its length is the cluster's size; `live_nodes()` are those up)."""
+        ...
 
     def start(self) -> Any: ...
     def stop(self) -> None: ...
@@ -68,6 +137,77 @@ class Cluster(Protocol):
 
     @property
     def owner(self) -> str: ...
+
+    # Capabilities: the object that does it, or None where this cluster cannot.
+    def budgets(self) -> NodeBudgets | None: ...
+    def membership(self) -> Membership | None: ...
+    def node_admin(self) -> NodeAdmin | None: ...
+    def node_faults(self) -> NodeFaults | None: ...
+    def internode_links(self) -> InternodeLinks | None: ...
+    def local_servers(self) -> LocalServers | None: ...
+    def adoption(self) -> Adoption | None: ...
+
+
+class ContractOnly:
+    """The capability answers of a provider that keeps the contract and nothing more: every one is None, on the
+    cluster and on its class. Providers (and test doubles) inherit it and override what they can do, so a
+    capability added here is None everywhere until a provider says otherwise."""
+
+    @classmethod
+    def fixed_size(cls) -> int | None:
+        return None
+
+    @classmethod
+    def adopt(cls, *, nodes: int, node_cpu: float | None = None, **options: Any) -> Cluster | None:
+        return None
+
+    @classmethod
+    def left_up(cls) -> str | None:
+        return None
+
+    def budgets(self) -> NodeBudgets | None:
+        return None
+
+    def membership(self) -> Membership | None:
+        return None
+
+    def node_admin(self) -> NodeAdmin | None:
+        return None
+
+    def node_faults(self) -> NodeFaults | None:
+        return None
+
+    def internode_links(self) -> InternodeLinks | None:
+        return None
+
+    def local_servers(self) -> LocalServers | None:
+        return None
+
+    def adoption(self) -> Adoption | None:
+        return None
+
+
+class ProviderClass(Protocol):
+    """A provider's class, what the slot and the CLI hold before any cluster exists: how to make one, whether it
+    resizes or keeps its own size, and what `labkit up` left running that it could adopt."""
+
+    engine: str
+    provider: str
+    capabilities: Capabilities
+
+    def __call__(self, *, nodes: int, node_cpu: float | None = None, **options: Any) -> Cluster: ...
+
+    def fixed_size(self) -> int | None:
+        """The node count of a cluster labkit cannot resize (asked where `capabilities.resize` is False)."""
+        ...
+
+    def adopt(self, *, nodes: int, node_cpu: float | None = None, **options: Any) -> Cluster | None:
+        """The matching cluster `labkit up` left running, or None (asked where `capabilities.adopt` is True)."""
+        ...
+
+    def left_up(self) -> str | None:
+        """What `labkit up` left running that does not match, in words (it is replaced, and the slot says so)."""
+        ...
 
 
 @runtime_checkable
@@ -123,6 +263,15 @@ class MongoCluster(Cluster, MongoConnection, Protocol):
 
 class CouchbaseCluster(Cluster, CouchbaseConnection, Protocol):
     """A Couchbase cluster of any provider, as its bindings use it."""
+
+    @property
+    def query_service(self) -> bool:
+        """It answers SQL++ queries and keeps GSI indexes (a real cluster; the stand-in has no query service)."""
+        ...
+
+    def cluster(self) -> Any:
+        """A connected Couchbase SDK Cluster (one per client process: the SDK's connection is not shared across a fork)."""
+        ...
 
 
 class HBaseCluster(Cluster, HBaseConnection, Protocol):

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..errors import ConfigError
 from .base import ClusterInfo
 from .contract import capabilities_of, check_cores
 
 if TYPE_CHECKING:
-    from .contract import Cluster
+    from ..runner.server_cpu import ServerMeter
+    from .contract import Cluster, ProviderClass
 
 
 class ClusterSlot:
@@ -24,7 +26,7 @@ class ClusterSlot:
     def __init__(self, start: Callable[..., Any], on_change: Callable[[str], None] | None = None, node_cpu: float | None = None):
         self._start = start  # start(nodes, node_cpu=...) -> a started cluster
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
-        self.cluster: Cluster = None
+        self.cluster: Cluster | None = None
         self._node_cpu = node_cpu
         self.engine: str | None = None
         """The engine the slot's clusters run (set by `for_engine`; the panel offers that engine's approaches)."""
@@ -49,7 +51,7 @@ class ClusterSlot:
         `node_cpu` is each node's CPU budget in cores (None: nodes share the machine's cores)."""
         from . import provider_for
 
-        cluster_class = provider_for(engine, provider)
+        cluster_class: ProviderClass = provider_for(engine, provider)
         slot = cls(lambda n, node_cpu=None: cluster_class(nodes=n, node_cpu=node_cpu, **options).start(), on_change, check_cores(node_cpu))
         slot.engine = engine
         slot.provider = provider
@@ -71,16 +73,17 @@ class ClusterSlot:
 
         cores = check_cores(cores)
         if cores != self._node_cpu and self.cluster is not None:
-            if not capabilities_of(self.cluster).budgets:
+            budgets = self.cluster.budgets()
+            if budgets is None:
                 self.stop()  # a provider that cannot re-budget in place starts afresh with the new budget
             else:
                 self.on_change(f"setting each node's CPU budget to {cores} core(s)" if cores else "removing the nodes' CPU budgets")
-                self.cluster.set_node_cpu(cores)
+                budgets.set_node_cpu(cores)
         self._node_cpu = cores
 
-    def cpu_meter(self) -> Any:
+    def cpu_meter(self) -> ServerMeter | None:
         """The running cluster's meter of its nodes' CPU (None where the provider cannot see the servers)."""
-        return self.cluster.cpu_meter() if self.cluster is not None and capabilities_of(self.cluster).server_cpu else None
+        return self.cluster.cpu_meter() if self.cluster is not None else None
 
     @property
     def nodes(self) -> int | None:
@@ -91,9 +94,15 @@ class ClusterSlot:
         """The node count of the cluster the slot holds while any of its nodes serves, else None."""
         return self.nodes if self.cluster is not None and self.cluster.live_nodes() else None
 
-    def ensure(self, nodes: int) -> Any:
+    def running(self) -> Cluster:
+        """The cluster the slot holds now; a clear error before `ensure` started one."""
+        if self.cluster is None:
+            raise ConfigError("the slot holds no cluster yet: ensure(nodes) starts one")
+        return self.cluster
+
+    def ensure(self, nodes: int) -> Cluster:
         """The running cluster if it has `nodes` nodes; otherwise stop it and start one that has."""
-        if self.running_nodes == nodes:
+        if self.cluster is not None and self.running_nodes == nodes:
             return self.cluster
         if self.cluster is not None:
             whose = " `labkit up` started" if self._adopted() else ""
@@ -122,17 +131,15 @@ class ClusterSlot:
 
     def _adopted(self) -> bool:
         """The running cluster is the one `labkit up` left (it stays up after the slot lets it go)."""
-        return capabilities_of(self.cluster).adopt and self.cluster.adopted
-
-    def info_for(self, nodes: int) -> ClusterInfo:
-        """`cluster_for` of a sweep: make sure an n-node cluster runs and describe it."""
-        return self.ensure(nodes).info()
+        adoption = self.cluster.adoption() if self.cluster is not None else None
+        return adoption is not None and adoption.adopted
 
     def stop(self) -> None:
         """Stop the cluster the slot started; one it adopted from `labkit up` is only let go (it keeps running)."""
         if self.cluster is not None:
-            if self._adopted():
-                self.cluster.release()
+            adoption = self.cluster.adoption()
+            if adoption is not None and adoption.adopted:
+                adoption.release()
             else:
                 self.cluster.stop()
             self.cluster = None

@@ -52,8 +52,8 @@ from cassandra.util import Date, SortedSet
 
 from ..errors import ConfigError
 from ..runner.pool import client_setting
-from ..runner.tasks import ASYNC_PATH, current_hub, register_async_form
-from .cassandra_rows import row_class
+from ..runner.tasks import ASYNC_PATH, Hub, current_hub, register_async_form
+from .cassandra_rows import row_class, row_maker
 
 DRIVER_VARIABLE = "LABKIT_CQL_DRIVER"
 DRIVERS = ("auto", "acsylla", "cassandra-driver")
@@ -421,7 +421,7 @@ async def _awaited(awaitable: Any) -> Any:
 
 def _rows(result: Any, plan: _Plan) -> list:
     names = result.columns_names()
-    make = row_class(tuple(names))._make
+    make = row_maker(tuple(names))
     convert = plan.convert
     if not convert:
         return [make(row.as_tuple()) for row in result]
@@ -496,17 +496,31 @@ def _as_driver_error(exc: BaseException) -> BaseException:
 _UNSUPPORTED = ("trace", "custom_payload", "paging_state", "execute_as")
 
 
-def _twins(hub: Any) -> dict:
-    twins = getattr(hub, "_cql_twins", None)
-    if twins is None:
-        twins = hub._cql_twins = {}
+class _HubSessions:
+    """What the native path keeps for one hub (one run's greenlet workers in one process): each session's starter,
+    decided once, and the acsylla sessions (twins) its starters opened, closed once the workers are done."""
 
-        async def close_all() -> None:
-            for twin in twins.values():
-                await twin.close()
+    def __init__(self, hub: Hub):
+        self.hub = hub
+        self.starters: dict[int, Any] = {}  # id(session) -> its starter, or None: cassandra-driver's form
+        self._twins: dict[tuple[int, str | None], _Twin] | None = None
 
-        hub.close_when_done(close_all)
-    return twins
+    @classmethod
+    def of(cls, hub: Hub) -> "_HubSessions":
+        return hub.kept(cls, lambda: cls(hub))
+
+    def twins(self) -> dict[tuple[int, str | None], _Twin]:
+        """(id(session), keyspace) -> its twin; the first ask has the hub close them all when the workers are done."""
+        if self._twins is None:
+            twins: dict[tuple[int, str | None], _Twin] = {}
+            self._twins = twins
+
+            async def close_all() -> None:
+                for twin in twins.values():
+                    await twin.close()
+
+            self.hub.close_when_done(close_all)
+        return self._twins
 
 
 def native_execute(fn: Any) -> Any:
@@ -520,7 +534,7 @@ def native_execute(fn: Any) -> Any:
     hub = current_hub()
     if hub is None:
         return None
-    starters = hub.__dict__.setdefault("_cql_starters", {})
+    starters = _HubSessions.of(hub).starters
     try:
         return starters[id(session)]
     except KeyError:
@@ -528,21 +542,21 @@ def native_execute(fn: Any) -> Any:
         return starter
 
 
-def _native_starter(hub: Any, session: Session) -> Any:
+def _native_starter(hub: Hub, session: Session) -> Any:
     mirror = _mirror(session)
     if not mirror.ok:
         return None
     driver_form = async_execute(session.execute)
     loop = hub.event_loop()
     path = native_path_name()
-    twins = _twins(hub)
+    twins = _HubSessions.of(hub).twins()
 
     def start(args: tuple, kwargs: dict, on_result: Any, on_error: Any) -> str:
         call = dict(zip(EXECUTE_ARGS, args), **kwargs) if kwargs or len(args) > 2 else None
         prepared = args[0] if call is None else call.get("query")
-        plan = _plan(prepared, session) if isinstance(prepared, PreparedStatement) else None
-        if plan is None or (call is not None and (any(call.get(k) for k in _UNSUPPORTED)
-                                                  or call.get("execution_profile", EXEC_PROFILE_DEFAULT) is not EXEC_PROFILE_DEFAULT)):
+        unsupported = call is not None and (any(call.get(k) for k in _UNSUPPORTED)
+                                            or call.get("execution_profile", EXEC_PROFILE_DEFAULT) is not EXEC_PROFILE_DEFAULT)
+        if not isinstance(prepared, PreparedStatement) or (plan := _plan(prepared, session)) is None or unsupported:
             driver_form(args, kwargs, on_result, on_error)
             return ASYNC_PATH
         key = (id(session), plan.keyspace)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections import namedtuple
+from typing import Any, Callable, Iterable
 
 from cassandra.query import named_tuple_factory
 from cassandra.query import _clean_column_name, _sanitize_identifiers  # the driver's own naming rules
@@ -18,6 +19,11 @@ def row_class(names: tuple[str, ...]) -> type:
         return namedtuple("Row", _sanitize_identifiers(clean))
 
 
+def row_maker(names: tuple[str, ...]) -> Callable[[Iterable[Any]], tuple[Any, ...]]:
+    """What makes a row of these columns from its values: the cached named tuple class's `_make`."""
+    return row_class(names)._make  # type: ignore[attr-defined]  # typeshed types namedtuple() as type[tuple], without _make
+
+
 class _CachedNamedTuples:
     """Rows as the driver's default named tuples (`row.k`, `row[0]`, the same field names), but the class
     made once per column list: the driver's `named_tuple_factory` builds a new namedtuple class for every
@@ -28,7 +34,7 @@ class _CachedNamedTuples:
     by an equality test."""
 
     def __call__(self, colnames: list[str], rows: list[tuple]) -> list[tuple]:
-        make = row_class(tuple(colnames))._make
+        make = row_maker(tuple(colnames))
         return [make(row) for row in rows]
 
     def __eq__(self, other: object) -> bool:

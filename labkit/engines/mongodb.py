@@ -5,6 +5,8 @@ Pattern code gets a plain `pymongo.MongoClient`; this module only saves it the c
 
 from __future__ import annotations
 
+from typing import Any
+
 from pymongo import MongoClient
 from pymongo.errors import PyMongoError
 
@@ -99,7 +101,7 @@ def reset(client: MongoClient) -> list[str]:
     return dropped
 
 
-def _contention_of(status: dict) -> dict[str, int] | None:
+def _contention_of(status: dict) -> dict[str, float] | None:
     """Write conflicts retried inside the server, and lock acquisitions that had to wait, from one
     mongod's serverStatus; None when it does not report them (a stand-in, or a mongos)."""
     conflicts = status.get("metrics", {}).get("operation", {}).get("writeConflicts")
@@ -125,7 +127,7 @@ def _shard_uris(client: MongoClient) -> list[str]:
 _UNREACHABLE_SHARDS: set[str] = set()  # asked once; a shard behind Docker's network stays unreachable
 
 
-def contention_counters(client: MongoClient) -> dict[str, int] | None:
+def contention_counters(client: MongoClient) -> dict[str, float] | None:
     """The server's own evidence that writers of one document took turns, summed over every mongod
     that holds data (through a mongos, each shard's primary): cumulative `write_conflicts`
     (serverStatus metrics.operation.writeConflicts) and `lock_waits` (locks.*.acquireWaitCount).
@@ -135,10 +137,11 @@ def contention_counters(client: MongoClient) -> dict[str, int] | None:
     except PyMongoError:
         return None
     if status.get("process", "").startswith("mongos"):
-        totals: dict[str, int] = {}
+        totals: dict[str, float] = {}
         for uri in _shard_uris(client):
             if uri in _UNREACHABLE_SHARDS:
                 return None
+            shard: MongoClient[dict[str, Any]]
             with MongoClient(uri, serverSelectionTimeoutMS=5000) as shard:
                 try:
                     found = _contention_of(shard.admin.command("serverStatus"))

@@ -122,7 +122,9 @@ def _forget_groups() -> None:
     """Remove the sides' net_cls groups: with the rules gone their tag means nothing, so any server still
     inside goes back to the root group first (a group with members cannot be removed)."""
     root = _mounted_net_cls()
-    for group in root.glob("labkit-*") if root is not None else []:
+    if root is None:
+        return
+    for group in root.glob("labkit-*"):
         try:
             for pid in (group / "cgroup.procs").read_text().split():
                 try:

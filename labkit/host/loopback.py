@@ -95,7 +95,7 @@ def _home_gone(home: str) -> bool:
 def claims() -> list[Claim]:
     """Every range claimed on this host by a home that still exists (readable by everyone: `labkit status`
     lists them). Our own claims for homes since removed (a test's temporary home) are dropped on the way."""
-    out = []
+    out: list[Claim] = []
     if not CLAIMS.is_dir():
         return out
     for path in sorted(CLAIMS.iterdir()):

@@ -106,12 +106,12 @@ class Asked(dict):
         interval). One grew where its whole interval is above 1; "too few repeats" or "within noise" where any
         interval cannot say."""
         measured = "; ".join(f"{name} {i.text() if i else 'not run'}" for name, i in grew.items()) + f" ({unit}, {high_n} nodes over {low_n})"
-        intervals = list(grew.values())
-        if any(i is None or not i.has_interval for i in intervals):
+        intervals = [i for i in grew.values() if i is not None and i.has_interval]
+        if len(intervals) < len(grew):
             return self.card(key, measured, evidence, verdict=TOO_FEW)
         if any(i.within_noise for i in intervals):
             return self.card(key, measured, evidence, verdict=NOISE)
-        up = [name for name, i in grew.items() if i.low > 1]
+        up = [name for name, i in grew.items() if i is not None and i.low > 1]
         answer = "both" if len(up) == len(grew) else f"only {up[0]}'s" if len(up) == 1 else "neither"
         box = self[key]
         prediction = box.ran_with

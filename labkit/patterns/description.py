@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import ConfigError, NotAvailableError
 
-PROFILES = ("smoke", "quick", "classroom")
+SIZES = ("smoke", "quick", "classroom")
+"""The sweep sizes every pattern describes (a student's YAML data design is a "profile": labkit.profiles)."""
 """smoke: the smallest sizes at which every cell of a lesson runs (make test executes each lesson once at them;
 they show that the lesson works, not how large an effect is); quick: minutes, what `make run` and make test-full's
 nbval use; classroom: the source's shapes scaled to a 2-core laptop."""
@@ -31,6 +32,7 @@ CLASSROOM_REPEATS = 3
 
 if TYPE_CHECKING:
     from ..clusters.contract import Cluster
+    from ..runner.workload import Workload
     from .binding import EngineBinding
 
 
@@ -82,7 +84,7 @@ class Setting:
 
 @dataclass(frozen=True)
 class NamedSweep:
-    """One sweep of a profile: a phase on these cluster sizes and client threads, with these settings."""
+    """One sweep of a size: a phase on these cluster sizes and client threads, with these settings."""
 
     phase: str
     nodes: tuple[int, ...]
@@ -134,7 +136,7 @@ class Pattern:
     """Engines that have a binding (the first is the default)."""
     settings: tuple[Setting, ...]
     sizes: Mapping[str, Mapping[str, NamedSweep]]
-    """profile -> sweep name -> NamedSweep; every phase has a sweep named after it in every profile."""
+    """size -> sweep name -> NamedSweep; every phase has a sweep named after it in every size."""
     check_plan: Callable[[Any], None] = _no_check
     """Refuses a SweepPlan the workload cannot run, before any cluster starts."""
     cluster_options: Mapping[str, Any] = field(default_factory=dict)
@@ -215,15 +217,15 @@ class Pattern:
 
     # ---- sizes -----------------------------------------------------------------------------------
 
-    def named_sweep(self, profile: str, name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> NamedSweep:
-        """One named sweep of a profile (`quick` or `classroom`). `overrides` {sweep name: {field: value}}
+    def named_sweep(self, size: str, name: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> NamedSweep:
+        """One named sweep of a size (`smoke`, `quick` or `classroom`). `overrides` {sweep name: {field: value}}
         replaces some of its fields (a notebook's papermill parameter: a tiny sweep for a browser test,
         a larger one for a course); the result is checked like the description's own."""
-        if profile not in self.sizes:
-            raise ConfigError(f"unknown profile {profile!r}: choose one of {', '.join(self.sizes)}")
-        sweeps = self.sizes[profile]
+        if size not in self.sizes:
+            raise ConfigError(f"unknown size {size!r}: choose one of {', '.join(self.sizes)}")
+        sweeps = self.sizes[size]
         if name not in sweeps:
-            raise ConfigError(f"{self.name} has no {profile} sweep {name!r}: it has {', '.join(sweeps)}")
+            raise ConfigError(f"{self.name} has no {size} sweep {name!r}: it has {', '.join(sweeps)}")
         changes = dict((overrides or {}).get(name, {}))
         unknown = set(changes) - {f.name for f in dataclasses.fields(NamedSweep)} - {"phase"}
         if unknown or "phase" in changes:
@@ -234,22 +236,22 @@ class Pattern:
         for key in ("nodes", "threads", "targets", "approaches"):
             if key in changes:
                 changes[key] = tuple(changes[key])
-        if profile == "classroom" and "repeats" not in changes:
+        if size == "classroom" and "repeats" not in changes:
             changes["repeats"] = max(sweeps[name].repeats, CLASSROOM_REPEATS)
-        if profile == "smoke" and "warmup_block" not in changes and sweeps[name].warmup_block is None:
+        if size == "smoke" and "warmup_block" not in changes and sweeps[name].warmup_block is None:
             changes["warmup_block"] = False  # a cold cluster's first runs are slow, which a smoke run does not mind
-        size = dataclasses.replace(sweeps[name], **changes)
-        self.resolve(size.phase, size.settings)
-        return size
+        chosen = dataclasses.replace(sweeps[name], **changes)
+        self.resolve(chosen.phase, chosen.settings)
+        return chosen
 
-    def sweep_plan(self, profile: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    def sweep_plan(self, size_name: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
              engine: str | None = None, **changes: Any) -> Any:
-        """The SweepPlan of one named sweep of a profile: its nodes, threads, operations, warm-up and
+        """The SweepPlan of one named sweep of a size: its nodes, threads, operations, warm-up and
         repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2).
         Without `approaches`, the sweep's own, or every one its phase compares on `engine`."""
-        from ..results import SweepPlan
+        from ..sweeps.plan import SweepPlan
 
-        size = self.named_sweep(profile, name, overrides)
+        size = self.named_sweep(size_name, name, overrides)
         default = [a for a in size.approaches if a in self.approaches_for(size.phase, engine)] or self.approaches_for(size.phase, engine)
         fields: dict[str, Any] = dict(
             pattern=self.name, approaches=self.check_approaches(approaches or default, size.phase, engine), threads=list(size.threads),
@@ -279,14 +281,15 @@ class Pattern:
         return EngineBinding.of(self.binding(engine))
 
     def workload(self, approach: str, cluster: Cluster, operations: int, *, phase: str | None = None, engine: str | None = None,
-                 resources: Mapping[str, Any] | None = None, **settings: Any) -> Any:
+                 resources: Mapping[str, Any] | None = None, **settings: Any) -> "Workload":
         """The workload of one run of `approach` in `phase` on `cluster`, with the phase's settings
         (defaults for those not given) and `resources` (e.g. a toxiproxy) passed through."""
         phase = self.check_phase(phase or self.default_phase)
         engine = engine or cluster.engine  # every provider's cluster says its engine (clusters.contract)
         self.check_approaches([approach], phase, engine)
         values = self.resolve(phase, settings)
-        return self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))
+        made: Workload = self.binding(engine).workload(approach, phase, cluster, operations, **values, **dict(resources or {}))
+        return made
 
     def labels(self, phase: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The columns every row of a sweep of `phase` carries: the phase and each of its settings."""

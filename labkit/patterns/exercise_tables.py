@@ -4,12 +4,20 @@ servers' schema says of them (partition keys, indexes), so a check grades the de
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 
 class StudentTables:
     """Mixed into an exercise's workload: `student_ddl()` (the exercise names the method the student writes) gives
     the CQL of the student's tables; `prepare(cql)` prepares a statement of theirs once per text."""
+
+    # What the workload it is mixed into has (declared only: nothing here shadows the workload's own).
+    session: Any
+    """The workload's cassandra-driver session."""
+    consistency: Any
+    """The workload's consistency level (a cassandra.ConsistencyLevel value)."""
+    keyspace: str
+    close_process: Callable[[], None]
 
     def student_ddl(self) -> list[str]:
         raise NotImplementedError

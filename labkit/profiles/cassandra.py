@@ -65,7 +65,7 @@ class DesignWorkload(CassandraWorkload):
         return self.profile.designs[self.design_name]
 
     def statement_texts(self) -> dict[str, str | None]:
-        texts = {f"{o}.{step.name}": step.cql for o, op in self.design.operations.items() for step in op.steps}
+        texts: dict[str, str | None] = {f"{o}.{step.name}": step.cql for o, op in self.design.operations.items() for step in op.steps}
         if self.design.load is not None:
             texts.update({f"load.{step.name}": step.cql for step in self.design.load.steps})
         return texts
@@ -116,6 +116,8 @@ class DesignWorkload(CassandraWorkload):
             places.update({f"load.{step.name}": f"designs.{self.design_name}.load.steps[{i}]" for i, step in enumerate(self.design.load.steps)})
         problems = []
         for name, text in self.statement_texts().items():
+            if text is None:  # a statement this workload does not use (a profile's designs use every one)
+                continue
             try:
                 self.session.prepare(text, keyspace=self.keyspace)
             except InvalidRequest as exc:
@@ -171,6 +173,8 @@ class DesignWorkload(CassandraWorkload):
         results: dict[str, list[Any]] = {}
         steps = self.design.operations[name].steps
         if drawn is None:
+            if values is None:
+                raise ValueError(f"operation {name}: give the values to draw from, or the values drawn")
             drawn = values.row(generator_binds(steps))  # one draw per execution: steps agree
         for step in steps:
             statement = prepared[f"{name}.{step.name}"]
@@ -290,7 +294,7 @@ def traced_designs(profile: Profile, cluster: CassandraCluster, samples: int = 3
             workload.setup()
             workload.load()
             for row in access_paths(workload, samples):
-                out.append({"engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider,
+                out.append({"engine": "cassandra", "server_version": cluster.info().server_version, "provider": cluster.provider,
                             "nodes": len(cluster.addresses), "profile": profile.name, **row})
         finally:
             workload.close_process()

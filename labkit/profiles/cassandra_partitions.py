@@ -18,7 +18,6 @@ import statistics
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..clusters.contract import capabilities_of
 from ..engines import cassandra as cql
 from ..errors import ConfigError
 from ..namespace import namespace_for, namespaced
@@ -60,9 +59,12 @@ def time_to_live(day: datetime.date, today: datetime.date, retention_days: int) 
 def largest_partition(cluster: CassandraCluster, keyspace: str, table: str) -> dict[str, float | None]:
     """The largest partition of `table` on any node, as the nodes' own histograms of their SSTables give it
     (`nodetool tablehistograms`, the Max row: bytes and cells, rounded up to the histogram's bucket)."""
+    admin = cluster.node_admin()
+    if admin is None:
+        raise ConfigError("the largest partition is read from the nodes' histograms with nodetool: it needs a cluster labkit started (provider local)")
     sizes, cells = [], []
     for node in cluster.live_nodes():
-        text = cluster.nodetool(node.name, "tablehistograms", keyspace, table)
+        text = admin.nodetool(node.name, "tablehistograms", keyspace, table)
         for line in text.splitlines():
             parts = line.split()
             if parts and parts[0] == "Max" and len(parts) >= 6:  # a node with no SSTable of the table has no figures (NaN)
@@ -97,7 +99,8 @@ def partition_growth(cluster: CassandraCluster, days: int = 30, per_day: int = 2
     tables; flushed; then per design: the largest partition (server), the newest page and the oldest retained
     page, each traced (partitions, rows, tombstone cells, the server's warnings) and timed `repeats` times
     alternating the designs. The two designs' pages are checked to hold the same messages."""
-    if not capabilities_of(cluster).admin:
+    admin = cluster.node_admin()
+    if admin is None:
         raise ConfigError("partition_growth flushes and reads the nodes' histograms with nodetool: it needs a cluster labkit started (provider local)")
     if not 0 < retention_days < days:
         raise ConfigError(f"retention_days must be between 1 and days - 1 (got {retention_days} of {days}): the lesson needs expired and kept days")
@@ -116,7 +119,7 @@ def partition_growth(cluster: CassandraCluster, days: int = 30, per_day: int = 2
         cql.write_all(session, bucketed, [(ROOM, d, s, a, b, time_to_live(d, today, retention_days)) for d, s, a, b in messages])
         time.sleep(2)  # the 1 s TTLs run out
         for node in cluster.live_nodes():
-            cluster.nodetool(node.name, "flush", keyspace)
+            admin.nodetool(node.name, "flush", keyspace)
         oldest_kept = today - datetime.timedelta(days=retention_days - 1)
         columns = "sent, author, body"
         reads = {
@@ -132,17 +135,18 @@ def partition_growth(cluster: CassandraCluster, days: int = 30, per_day: int = 2
             for key, (_, params) in reads.items():
                 timed[key].append(median_ms(session, prepared[key], params, 5))
         sizes = {table: largest_partition(cluster, keyspace, table) for table in SCHEMA}
-        rows, answers = [], {}
+        rows: list[dict[str, Any]] = []
+        answers: dict[str, dict[str, list[Any]]] = {}
         for (read, table), (_, params) in reads.items():
             report = cql.trace(session, prepared[(read, table)].bind(params))
             totals = cql.summarise([report])
             answers.setdefault(read, {})[table] = [r.sent for r in report.result]
             rows.append({
-                "engine": "cassandra", "server_version": cluster.server_version, "provider": cluster.provider,
+                "engine": "cassandra", "server_version": cluster.info().server_version, "provider": cluster.provider,
                 "nodes": len(cluster.addresses), "design": "room" if table == UNBOUNDED else "room + day",
                 "table": table, "read": read,
                 "days written": days, "days kept": retention_days, "messages a day": per_day,
-                "largest partition KiB (server)": round(sizes[table]["bytes"] / 1024, 1) if sizes[table]["bytes"] else None,
+                "largest partition KiB (server)": round(largest / 1024, 1) if (largest := sizes[table]["bytes"]) else None,
                 "largest partition cells (server)": sizes[table]["cells"],
                 "partitions read (trace)": totals.partitions_read,
                 "rows returned (trace)": totals.rows_read,

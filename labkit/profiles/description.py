@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..errors import ConfigError
 from ..namespace import in_namespace
 from ..patterns.description import NamedSweep, Pattern, Setting
 from .format import Profile, load_profile, mix_text
@@ -46,9 +47,16 @@ class ProfilePattern(Pattern):
     source: str = ""
     extra_labels: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def given_profile(self) -> Profile:
+        """The profile whose designs this pattern runs (always given: `profile_pattern` makes every one)."""
+        if self.profile is None:
+            raise ConfigError(f"{self.name}: a profile pattern is made from a profile file (profile_pattern(path))")
+        return self.profile
+
     def binding(self, engine: str) -> Any:
         self.check_engine(engine)
-        profile = self.profile
+        profile = self.given_profile
 
         def workload(approach: str, phase: str, cluster: CassandraCluster, operations: int, replication: int = 1) -> Any:
             from .cassandra import DesignWorkload
@@ -59,10 +67,10 @@ class ProfilePattern(Pattern):
 
     def phase_note(self, phase: str) -> str:
         """The mix the designs share: a transaction is one operation, picked by these weights."""
-        return "mix (one operation per transaction, by weight): " + mix_text(self.profile)
+        return "mix (one operation per transaction, by weight): " + mix_text(self.given_profile)
 
     def labels(self, phase: str, settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return {**super().labels(phase, settings), "profile": self.profile.name, "profile_hash": self.text_hash}
+        return {**super().labels(phase, settings), "profile": self.given_profile.name, "profile_hash": self.text_hash}
 
 
 def profile_pattern(path: str | Path) -> ProfilePattern:

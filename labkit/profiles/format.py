@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Mapping, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -171,14 +171,14 @@ def generator_fits(generator: Any, cql_type: str) -> bool:
     t = re.sub(r"\s+", "", cql_type.lower())
     frozen = re.fullmatch(r"frozen<(.*)>", t)
     t = frozen.group(1) if frozen else t
-    if generator.kind == "collection":
+    if isinstance(generator, Collection):
         inner = re.fullmatch(r"(?:list|set)<(.*)>", t)
-        return bool(inner) and generator_fits(generator.of, inner.group(1))
-    if generator.kind == "map":
+        return inner is not None and generator_fits(generator.of, inner.group(1))
+    if isinstance(generator, MapOf):
         inner = re.fullmatch(r"map<(.*)>", t)
         parts = _split_top(inner.group(1)) if inner else []
         return len(parts) == 2 and generator_fits(generator.keys, parts[0]) and generator_fits(generator.values, parts[1])
-    if generator.kind == "bucket":
+    if isinstance(generator, Bucket):
         return t == {"day": "date", "hour": "timestamp"}[generator.unit]
     return t in FITS[generator.kind]
 
@@ -342,7 +342,7 @@ def parse_profile(data: Any, source: str = "profile") -> Profile:
     return profile
 
 
-def _line(error: dict[str, Any]) -> str:
+def _line(error: Mapping[str, Any]) -> str:
     """`designs.by_room.operations.read_room.weight: must be greater than 0 (got 0)`."""
     loc = ""
     for part in error["loc"]:
@@ -470,9 +470,10 @@ def _answer_problems(where: str, op: Operation) -> list[str]:
     problems = []
     for i, step in enumerate(op.steps):
         selected = selected_columns(step.cql)
-        for by in step.newest.columns if step.newest is not None and selected is not None else []:
-            if by.lower() not in selected:
-                problems.append(f"{where}.steps[{i}].newest.by: the step does not return {by!r} (it selects {', '.join(sorted(selected))})")
+        if step.newest is not None and selected is not None:
+            for by in step.newest.columns:
+                if by.lower() not in selected:
+                    problems.append(f"{where}.steps[{i}].newest.by: the step does not return {by!r} (it selects {', '.join(sorted(selected))})")
         if (step.newest is not None or step.distinct) and not re.match(r"\s*select\b", step.cql, re.I):
             problems.append(f"{where}.steps[{i}]: newest and distinct keep rows a SELECT returned; this step is not a SELECT")
     if op.answer is not None:
@@ -484,7 +485,8 @@ def _answer_problems(where: str, op: Operation) -> list[str]:
 
 
 def _step_problems(where: str, steps: list[Step], design: Design) -> list[str]:
-    problems, earlier = [], {}
+    problems: list[str] = []
+    earlier: dict[str, set[str] | None] = {}  # step name -> the columns it selects
     for i, step in enumerate(steps):
         at = f"{where}.steps[{i}]"
         if step.name in earlier:

@@ -18,10 +18,11 @@ import uuid
 from functools import lru_cache
 from typing import Any, Callable
 
-from .format import Generator
+from .format import (Boolean, Bucket, Collection, Date, Generator, Latest, MapOf, Real, Sequence, Template, Text, Timestamp, TimeUuid,
+                     Uniform, Uuid, Zipfian)
 
 Draw = Callable[[random.Random], Any]
-DERIVED = ("template", "bucket")
+DERIVED = (Template, Bucket)
 """Generators made from another column of the same row (its `source`), not drawn."""
 
 LETTERS = string.ascii_lowercase + " " * 5  # words of about five letters
@@ -44,52 +45,51 @@ def drawer(generator: Generator, worker: int = 0, workers: int = 1) -> Draw:
     """A function rng -> value for one column's generator; a sequence is dealt out over the workers (worker w
     of W takes the w-th, (w + W)-th, ... of the whole sequence), so together they make each number once (or
 `repeat` times)."""
-    kind = generator.kind
-    if kind == "sequence":
+    if isinstance(generator, Sequence):
         counter = itertools.count(worker, workers)
         start, repeat = generator.start, generator.repeat
         return lambda rng: start + next(counter) // repeat
-    if kind == "uniform":
+    if isinstance(generator, Uniform):
         low, high = generator.low, generator.high
         return lambda rng: rng.randint(low, high)
-    if kind == "zipfian":
+    if isinstance(generator, Zipfian):
         n, exponent = generator.n, generator.exponent
         return lambda rng: zipf_draw(rng, n, exponent)
-    if kind == "latest":
+    if isinstance(generator, Latest):
         n, exponent = generator.n, generator.exponent
         return lambda rng: n - 1 - zipf_draw(rng, n, exponent)
-    if kind == "text":
+    if isinstance(generator, Text):
         length = generator.length
         return lambda rng: "".join(rng.choices(LETTERS, k=length))
-    if kind in DERIVED:  # filled in by ColumnValues from the row's source value
+    if isinstance(generator, DERIVED):  # filled in by ColumnValues from the row's source value
         return lambda rng: None
-    if kind == "uuid":
+    if isinstance(generator, Uuid):
         return lambda rng: uuid.UUID(int=rng.getrandbits(128), version=4)
-    if kind == "timeuuid":
+    if isinstance(generator, TimeUuid):
         return lambda rng: uuid.uuid1(node=rng.getrandbits(48), clock_seq=rng.getrandbits(14))
-    if kind == "timestamp":  # strictly increasing per worker: rows drawn within one millisecond keep their own times
+    if isinstance(generator, Timestamp):  # strictly increasing per worker: rows drawn within one millisecond keep their own times
         last = [0]
 
         def moment(rng: random.Random) -> int:
             last[0] = max(int(time.time() * 1000), last[0] + 1)
             return last[0]
         return moment
-    if kind == "real":
-        low, high = generator.low, generator.high
-        return lambda rng: rng.uniform(low, high)
-    if kind == "boolean":
+    if isinstance(generator, Real):
+        low_real, high_real = generator.low, generator.high
+        return lambda rng: rng.uniform(low_real, high_real)
+    if isinstance(generator, Boolean):
         share = generator.share
         return lambda rng: rng.random() < share
-    if kind == "date":
+    if isinstance(generator, Date):
         days = generator.days
         return lambda rng: DATE_EPOCH - datetime.timedelta(days=rng.randint(0, days))
-    if kind == "collection":
+    if isinstance(generator, Collection):
         element, low, high = drawer(generator.of, worker, workers), generator.low, generator.high
         return lambda rng: [element(rng) for _ in range(rng.randint(low, high))]  # a set column keeps the distinct ones
-    if kind == "map":
+    if isinstance(generator, MapOf):
         key, value, low, high = drawer(generator.keys, worker, workers), drawer(generator.values, worker, workers), generator.low, generator.high
         return lambda rng: {key(rng): value(rng) for _ in range(rng.randint(low, high))}
-    raise ValueError(f"no drawer for generator kind {kind!r}")  # the format admits no other kind
+    raise ValueError(f"no drawer for generator kind {generator.kind!r}")  # the format admits no other kind
 
 
 def bucket_of(value: Any, unit: str) -> Any:
@@ -114,15 +114,15 @@ class ColumnValues:
 
     def row(self, columns: Any) -> dict[str, Any]:
         wanted = list(dict.fromkeys(columns))
-        sources = [g.source for c in wanted if (g := self._generators[c]).kind in DERIVED]
+        sources = [g.source for c in wanted if isinstance(g := self._generators[c], DERIVED)]
         values: dict[str, Any] = {}
         for column in dict.fromkeys([*sources, *wanted]):
-            if self._generators[column].kind not in DERIVED:
+            if not isinstance(self._generators[column], DERIVED):
                 values[column] = self._draws[column](self.rng)
         for column in wanted:
             g = self._generators[column]
-            if g.kind == "template":
+            if isinstance(g, Template):
                 values[column] = g.text.replace("{}", str(values[g.source]), 1)
-            elif g.kind == "bucket":
+            elif isinstance(g, Bucket):
                 values[column] = bucket_of(values[g.source], g.unit)
         return {column: values[column] for column in wanted}

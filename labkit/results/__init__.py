@@ -1,16 +1,14 @@
-"""Tidy results: labelled rows, sweeps, atomic CSV/Parquet files and plotly figures."""
+"""Tidy results: labelled rows, atomic CSV/Parquet files and plotly figures (the sweeps that make the rows: labkit.sweeps)."""
 
 from .figures import latency_figure, throughput_figure, timeline_figure
 from .offered_load import knees, offered_load_figure
 from .metadata import METADATA_COLUMNS, run_metadata
 from .store import ResultsStore, append_rows, load
-from .sweep import SweepPlan, parse_range, sweep
 from .verification import VerificationFailed, assert_verified, verification_report
 
 __all__ = [
     "METADATA_COLUMNS",
     "ResultsStore",
-    "SweepPlan",
     "VerificationFailed",
     "append_rows",
     "assert_verified",
@@ -18,9 +16,7 @@ __all__ = [
     "latency_figure",
     "load",
     "offered_load_figure",
-    "parse_range",
     "run_metadata",
-    "sweep",
     "throughput_figure",
     "timeline_figure",
     "verification_report",

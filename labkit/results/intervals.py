@@ -378,8 +378,7 @@ def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "through
     df["_point"] = [tuple(_plain(v) for v in values) for values in df[keys].itertuples(index=False, name=None)] if keys else [()] * len(df)
     last = {point: position for position, point in enumerate(df["_point"])}  # the position of each condition's latest row
     pairs = paired_ratios(df, first, second, metric=metric, keys=["_point"])
-    found = {point: ratio_interval(group["ratio"]) for point, group in pairs.groupby("_point", sort=False)}
-    found = {point: interval for point, interval in found.items() if interval is not None}
+    found = {point: interval for point, group in pairs.groupby("_point", sort=False) if (interval := ratio_interval(group["ratio"])) is not None}
     if not found:
         return None
     named = dict.fromkeys(keys)
@@ -391,7 +390,7 @@ def ratio_at_point(rows: Any, first: str, second: str, *, metric: str = "through
     chosen = max(found, key=rank)
     varying = [k for i, k in enumerate(keys) if len({p[i] for p in found}) > 1]
     values = dict(zip(named, chosen))
-    shown = [k for k in ("threads", "nodes") if k in values]
+    shown: list[str] = [k for k in ("threads", "nodes") if k in values]
     shown += [k for k in ("target_rate",) if values.get(k) is not None]  # a paced run's offered load is its condition too
     shown += [k for k in keys if k not in shown and (k in varying or (k == "node_cpu" and values[k] is not None))]
     estimates = [interval.estimate for interval in found.values()]

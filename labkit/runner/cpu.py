@@ -97,7 +97,9 @@ def auto_processes(in_flight: int, workers: str, max_processes: int | None = Non
 def client_layout(threads: int, processes: int | str, workers: str, max_processes: int | None = None) -> list[int]:
     """Workers per client process: `threads` workers in all, spread as evenly as whole workers allow over
     `processes` processes, or over auto_processes() of them with "auto"."""
-    if processes == AUTO:
+    if isinstance(processes, str):
+        if processes != AUTO:
+            raise ConfigError(f"processes is a number of client processes or {AUTO!r}; got {processes!r}")
         return split_evenly(threads, auto_processes(threads, workers, max_processes))
     if threads < processes:
         raise ConfigError(f"{threads} client threads cannot keep {processes} client processes busy (threads are counted in all, "

@@ -74,7 +74,7 @@ def limit_of(
             f"again, on transactions of {transaction_ms:.1f} ms): add client processes"
         )
     busiest = server.busiest() if server is not None else None
-    if busiest is not None and busiest[1] >= BUSY:
+    if server is not None and busiest is not None and busiest[1] >= BUSY:
         name, used = busiest
         woken = server.nodes[name].wakeups
         spin = f" (its threads woke {woken / server.wall_s:,.0f} times/s, each wake-up costing CPU whether it found work or not)" if woken and server.wall_s > 0 else ""

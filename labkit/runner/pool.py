@@ -19,7 +19,7 @@ from .pacing import Pacer
 from .tasks import GreenletBarrier, Hub
 from .timeline import Stamps, Timeline
 from .retry import Retrier, RetryPolicy
-from .workload import Transaction
+from .workload import Transaction, Workload
 
 TICK_SECONDS = 0.1
 
@@ -99,7 +99,7 @@ class _Clock:
 
 
 def run_pool(
-    workload: Any,
+    workload: Workload,
     spec: PoolSpec,
     cancel: threading.Event,
     *,
@@ -157,6 +157,8 @@ def run_pool(
             tx.measurements = m
             pacer = Pacer(rate_per_worker, worker, spec.workers_total) if rate_per_worker else None
             release_at = clock.release
+            if release_at is None:  # the barrier's action notes it before any worker goes on
+                raise RuntimeError("the barrier released the workers without noting when")
             series = m.transactions
             intended = m.op(INTENDED) if pacer is not None else None
             note = stamps[slot].note
@@ -181,7 +183,7 @@ def run_pool(
                     micros = (perf() - start) // 1000
                     series.record(micros)
                     end = now()
-                    if intended is not None:  # from when it was due: a stalled server shows, not a lower rate
+                    if intended is not None and due is not None:  # paced: from when it was due, a stalled server shows, not a lower rate
                         late = int((end - due) * 1_000_000)
                         intended.record(late)
                         note(end, micros, late)

@@ -18,10 +18,10 @@ from typing import Any, Callable
 
 from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 from .measurements import Measurements
-from .workload import hooks
+from .workload import Workload, hooks
 
 
-def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, Any], cancel: Any, progress: Any, results: Any) -> None:
+def _child_main(index: int, workload: Workload, spec: PoolSpec, barriers: tuple[Any, Any], cancel: Any, progress: Any, results: Any) -> None:
     """Entry point of one worker process (spawned, so it must stay importable and top level)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides about Ctrl-C and tells us via `cancel`
     apply_client_settings(spec)
@@ -53,7 +53,7 @@ def _child_main(index: int, workload: Any, spec: PoolSpec, barriers: tuple[Any, 
 
 
 def run_processes(
-    workload: Any,
+    workload: Workload,
     specs: list[PoolSpec],
     user_cancel: threading.Event,
     on_tick: Callable[[int], None] | None,

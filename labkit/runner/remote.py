@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import ConfigError, LabkitError
 from .measurements import Measurements
-from .workload import hooks
+from .workload import Workload, hooks
 from .pool import TICK_SECONDS, PoolOutcome, PoolSpec, apply_client_settings, run_pool
 
 LOCAL_PREFIX = "local:"
@@ -144,7 +144,7 @@ def check_reachable(contact_points: list[str], worker_hosts: dict[str, str]) -> 
 
 # ---- inside a worker ---------------------------------------------------------------------------------
 
-def _remote_main(index: int, workload: Any, spec: PoolSpec, run_id: str) -> dict[str, Any]:
+def _remote_main(index: int, workload: Workload, spec: PoolSpec, run_id: str) -> dict[str, Any]:
     """One client process's pool, run as a task on a worker: open the workload's connections, warm up,
     report on the run's Queue, wait for the start Event, run; return the outcome with the host's name,
     its release on the wall clock, and the process's CPU time over the measured window."""
@@ -209,9 +209,11 @@ class RemoteRun:
     def barrier_slack_s(self) -> float | None:
         """The first release minus the last arrival at the barrier, on the hosts' wall clocks: at least 0 when no
         process started before every one was ready (clocks of different hosts agree only as well as NTP keeps them)."""
-        if not self.wall_releases or any(t is None for t in self.wall_releases + self.warmed_at):
+        releases = [t for t in self.wall_releases if t is not None]
+        arrivals = [t for t in self.warmed_at if t is not None]
+        if not releases or len(releases) < len(self.wall_releases) or len(arrivals) < len(self.warmed_at):
             return None
-        return min(self.wall_releases) - max(self.warmed_at)  # type: ignore[type-var]
+        return min(releases) - max(arrivals)
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,7 @@ def host_saturation(uses: list[HostUse]) -> tuple[bool, str, str]:
     return True, f"client {u.host}", note
 
 
-def run_remote(client: Any, workload: Any, specs: list[PoolSpec], user_cancel: threading.Event,
+def run_remote(client: Any, workload: Workload, specs: list[PoolSpec], user_cancel: threading.Event,
                on_warmed: Callable[[], None] | None = None, workers: list[str] | None = None) -> RemoteRun:
     """One task per spec, spread round-robin over the workers (each task is one client process); the start
     barrier holds until every task has warmed up and `on_warmed` has opened the measured window. A worker

@@ -229,7 +229,7 @@ class RunResult:
         parts = dict(parts)
         if self.processes == 1:  # the client ran in the coordinating process itself: its CPU is the client's already
             parts["coordinator_cpu_cores"] = max(0.0, parts["coordinator_cpu_cores"] - self.client_cpu_cores)
-        cols = {k: round(v, 3) for k, v in parts.items()}
+        cols: dict[str, float | None] = {k: round(v, 3) for k, v in parts.items()}
         cols["server_cpu_cores"] = None if nodes is None else round(nodes, 3)
         if nodes is not None:
             known = self.client_cpu_cores + nodes + parts["kernel_interrupt_cores"] + parts["coordinator_cpu_cores"]

@@ -18,6 +18,7 @@ from tenacity import (
     wait_exponential,
     wait_random_exponential,
 )
+from tenacity.wait import wait_base
 
 from ..errors import ConfigError
 from .measurements import Series
@@ -78,7 +79,8 @@ class Retrier:
     def __init__(self, policy: RetryPolicy, cancel: threading.Event, sleep: Callable[[float], Any] | None = None):
         self.policy = policy
         self._cancel = cancel
-        self._sleep = sleep or cancel.wait  # waking on cancel keeps Stop prompt during long backoffs
+        self._sleep: Callable[[float], Any] = sleep or cancel.wait  # waking on cancel keeps Stop prompt during long backoffs
+        self._wait: wait_base
         if policy.jitter:
             self._wait = wait_random_exponential(multiplier=policy.initial_backoff, max=policy.max_backoff)
         else:

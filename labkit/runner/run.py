@@ -17,7 +17,7 @@ from .limits import limit_of
 from .measurements import merged
 from .pool import PoolOutcome, PoolSpec, current_client_settings, run_pool
 from .processes import run_processes
-from .workload import hooks
+from .workload import Workload, hooks
 from .result import LatencyStats, RunResult, intended_stats, op_stats
 from .retry import RetryPolicy
 from .server_cpu import ServerMeter
@@ -108,7 +108,7 @@ class Watch:
     on_release: Callable[[], None] | None = None
 
 
-def run(workload: Any, *, threads: int, operations: int, options: RunOptions | None = None, watch: Watch | None = None) -> RunResult:
+def run(workload: Workload, *, threads: int, operations: int, options: RunOptions | None = None, watch: Watch | None = None) -> RunResult:
     """Run `operations` transactions of `workload` on `threads` workers in all (transactions in flight),
     spread as evenly as whole workers allow over `options.processes` client processes, or, with "auto",
     over as many as runner.cpu.auto_processes finds useful (the workload's `max_processes` attribute caps
@@ -260,7 +260,7 @@ def run(workload: Any, *, threads: int, operations: int, options: RunOptions | N
         client_saturated=saturated,
         hub_held=max(held) if held else None,
         gil_wait_ms=gil_wait,
-        transaction_ms=stats.mean_us / 1000 if stats.count else None,
+        transaction_ms=stats.mean_us / 1000 if stats.count and stats.mean_us is not None else None,
         server=server_cpu,
         machine_busy=machine_busy,
         threads=worker_count,

@@ -77,8 +77,7 @@ class ServerCpu:
 
     def busiest(self) -> tuple[str, float] | None:
         """(node, fraction of its budget used) of the busiest budgeted node."""
-        used = [(name, n.busy(self.wall_s)) for name, n in self.nodes.items()]
-        used = [(name, b) for name, b in used if b is not None]
+        used = [(name, b) for name, n in self.nodes.items() if (b := n.busy(self.wall_s)) is not None]
         return max(used, key=lambda x: x[1]) if used else None
 
 

@@ -27,7 +27,7 @@ import time
 import types
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, TypeVar
 
 import greenlet
 
@@ -63,6 +63,9 @@ def async_form(fn: Callable[..., Any]) -> AsyncStarter | None:
     return None
 
 
+Kept = TypeVar("Kept")
+
+
 class Hub:
     """Runs worker greenlets in the calling thread: resumes each when its reply, timer or turn comes."""
 
@@ -84,6 +87,7 @@ class Hub:
         self._wakeup: asyncio.Future | None = None  # set while the hub waits inside its event loop
         self._thread = threading.get_ident()
         self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._kept: dict[type, Any] = {}  # what engines keep for this hub's run, one object per class (see kept())
 
     def event_loop(self) -> asyncio.AbstractEventLoop:
         """The asyncio loop of this hub, made on first use (from a worker, in the hub's thread): from then on
@@ -91,6 +95,14 @@ class Hub:
         if self._aio is None:
             self._aio = asyncio.new_event_loop()
         return self._aio
+
+    def kept(self, kind: type[Kept], make: Callable[[], Kept]) -> Kept:
+        """The hub's one `kind` object, made by `make()` on first ask: where an engine keeps what lives as long as
+        this run's workers (its sessions' native twins), in a class of its own rather than attributes on the hub."""
+        found = self._kept.get(kind)
+        if not isinstance(found, kind):
+            found = self._kept[kind] = make()
+        return found
 
     def close_when_done(self, close: Callable[[], Awaitable[None]]) -> None:
         """Await `close()` on the hub's event loop once every worker has finished (e.g. a driver's session
@@ -106,7 +118,7 @@ class Hub:
             self._posted.put(item)
         elif threading.get_ident() != self._thread:
             self._posted.put(item)
-            self._aio.call_soon_threadsafe(_settle, wakeup)
+            wakeup.get_loop().call_soon_threadsafe(_settle, wakeup)  # the hub's own loop
         elif greenlet.getcurrent() is self._loop:
             self._resume(*item)
             if self._alive <= 0:
@@ -243,7 +255,7 @@ class Hub:
         if self._helpers is not None:
             self._helpers.shutdown(wait=False, cancel_futures=True)
         if self._aio is not None:
-            self._close_event_loop()
+            self._close_event_loop(self._aio)
         return interrupted
 
     def _wait_in_event_loop(self, timeout: float) -> Any:
@@ -253,7 +265,7 @@ class Hub:
             return self._posted.get_nowait()
         except queue.Empty:
             pass
-        loop = self._aio
+        loop = self.event_loop()  # made already: the hub waits this way only once it has one
         wakeup = self._wakeup = loop.create_future()
         try:
             if self._posted.empty():  # a post from another thread between the two checks has seen no wakeup
@@ -265,8 +277,8 @@ class Hub:
             self._wakeup = None
         return self._posted.get_nowait()
 
-    def _close_event_loop(self) -> None:
-        loop, closers, self._closers = self._aio, self._closers, []
+    def _close_event_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        closers, self._closers = self._closers, []
         try:
             with _outside_any_running_loop():
                 if closers:

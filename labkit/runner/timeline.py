@@ -103,9 +103,9 @@ class Timeline:
                 "second": second,
                 "transactions": n,
                 "errors": self.errors.get(second, 0),
-                "p50_us": h.get_value_at_percentile(50) if n else None,
-                "p95_us": h.get_value_at_percentile(95) if n else None,
-                "p99_us": h.get_value_at_percentile(99) if n else None,
+                "p50_us": h.get_value_at_percentile(50) if h is not None and n else None,
+                "p95_us": h.get_value_at_percentile(95) if h is not None and n else None,
+                "p99_us": h.get_value_at_percentile(99) if h is not None and n else None,
             })
             if self.intended:
                 late = self.intended.get(second)

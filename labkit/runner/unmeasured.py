@@ -7,7 +7,7 @@ import contextlib
 from typing import Any, ContextManager
 
 from .server_cpu import ServerMeter
-from .workload import Verification
+from .workload import Verification, Workload
 
 
 def budgets_lifted(meter: "ServerMeter | None", *, settle: bool = True) -> ContextManager[None]:
@@ -19,7 +19,7 @@ def budgets_lifted(meter: "ServerMeter | None", *, settle: bool = True) -> Conte
     return meter.unbudgeted(settle=settle)
 
 
-def verified(workload: Any) -> Verification | None:
+def verified(workload: Workload) -> Verification | None:
     """workload.verify(), or an unfinished Verification saying why it stopped (a read that kept timing
     out, a node that did not answer): the run was measured, and that is not lost."""
     try:
@@ -29,7 +29,7 @@ def verified(workload: Any) -> Verification | None:
     return outcome
 
 
-def cleaned_up(workload: Any) -> str:
+def cleaned_up(workload: Workload) -> str:
     """workload.cleanup(); '' when it worked, else a sentence (the run it follows is kept)."""
     try:
         workload.cleanup()

@@ -158,7 +158,7 @@ class Hooks:
     max_processes: int | None
 
 
-def hooks(workload: Any) -> Hooks:
+def hooks(workload: Workload) -> Hooks:
     """The one adapter between the runner and a workload: its optional hooks, defaulted.
 
     Why: a BaseWorkload has every hook already, but the runner also drives plain objects that follow the

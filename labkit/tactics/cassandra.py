@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from ..clusters.contract import capabilities_of
 from ..clusters.local import budgets
 from ..engines import cassandra as cql
 from ..errors import ConfigError
@@ -19,7 +18,7 @@ from ..workloads.ycsb.cassandra import YcsbCassandra
 from .base import Tactic, TacticError
 
 if TYPE_CHECKING:
-    from ..clusters.contract import Cluster
+    from ..clusters.contract import Cluster, Membership, NodeAdmin, NodeBudgets
 
 KEYSPACE = "ycsb"  # the tactics run the YCSB workloads (labkit.workloads.ycsb), which live here
 _STATUS_LINE = re.compile(r"^([UD][NLJM])\s+(\S+)\s.*?\s(\d+(?:\.\d+)?)%")
@@ -27,7 +26,7 @@ _STATUS_LINE = re.compile(r"^([UD][NLJM])\s+(\S+)\s.*?\s(\d+(?:\.\d+)?)%")
 
 def ring(cluster: Cluster, keyspace: str = KEYSPACE) -> dict[str, tuple[str, float]]:
     """address -> (state, effective ownership %) as `nodetool status keyspace` on the first live node says."""
-    text = cluster.nodetool(cluster.live_nodes()[0].name, "status", keyspace)
+    text = _admin(cluster, "reading the ring").nodetool(cluster.live_nodes()[0].name, "status", keyspace)
     out = {}
     for line in text.splitlines():
         m = _STATUS_LINE.match(line.strip())
@@ -36,9 +35,28 @@ def ring(cluster: Cluster, keyspace: str = KEYSPACE) -> dict[str, tuple[str, flo
     return out
 
 
-def _needs_local(cluster: Cluster, what: str) -> None:
-    if not capabilities_of(cluster).admin:
+def _admin(cluster: Cluster, what: str) -> NodeAdmin:
+    """The cluster's nodetool, or a clear refusal: the tactics' evidence is the servers' own."""
+    admin = cluster.node_admin()
+    if admin is None:
         raise ConfigError(f"{what} needs a cluster labkit started itself (provider local): it runs nodetool on the nodes")
+    return admin
+
+
+def _membership(cluster: Cluster, what: str) -> Membership:
+    """The cluster's joining and leaving nodes, or a clear refusal."""
+    membership = cluster.membership()
+    if membership is None:
+        raise ConfigError(f"{what} needs a cluster labkit can grow (provider local)")
+    return membership
+
+
+def _budgets(cluster: Cluster, what: str) -> NodeBudgets:
+    """The cluster's node CPU budgets, or a clear refusal."""
+    held = cluster.budgets()
+    if held is None:
+        raise ConfigError(f"{what} needs nodes labkit budgets itself (provider local)")
+    return held
 
 
 class CreateIndex(Tactic):
@@ -108,12 +126,11 @@ class AddNode(Tactic):
     settle_s = 10.0  # measured here: a joined node's first seconds (cold JIT under its budget, the ring changing) queue requests
 
     def check(self, cluster: Cluster, workload: Any) -> None:
-        _needs_local(cluster, self.name)
-        if not capabilities_of(cluster).membership:
-            raise ConfigError("add-node needs a cluster labkit can grow (provider local)")
+        _admin(cluster, self.name)
+        _membership(cluster, self.name)
 
     def apply(self, cluster: Cluster, workload: Any) -> None:
-        self.added = cluster.add_node().address  # returns once every node sees it Normal with its CQL port ready
+        self.added = _membership(cluster, self.name).add_node().address  # returns once every node sees it Normal with its CQL port ready
 
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The new node is Up/Normal and owns a share of the keyspace's ranges."""
@@ -136,16 +153,17 @@ class Decommission(Tactic):
         self.which = which  # None: the newest node
 
     def check(self, cluster: Cluster, workload: Any) -> None:
-        _needs_local(cluster, self.name)
+        _admin(cluster, self.name)
         if len(cluster.live_nodes()) < 2:
             raise ConfigError("decommission needs at least 2 nodes: the last one has nowhere to stream its data")
         if isinstance(workload, CassandraWorkload) and len(cluster.live_nodes()) <= workload.replication:
             raise ConfigError(f"decommission would leave fewer nodes than the keyspace's replication factor ({workload.replication})")
 
     def apply(self, cluster: Cluster, workload: Any) -> None:
-        node = cluster.node(self.which) if self.which is not None else cluster.nodes[-1]
+        membership = _membership(cluster, self.name)
+        node = membership.node(self.which) if self.which is not None else cluster.nodes[-1]
         self.removed = node.address
-        cluster.decommission(node.name)
+        membership.decommission(node.name)
 
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The node is gone from the ring and the others own all of the keyspace between them."""
@@ -167,7 +185,7 @@ class RaiseReplication(Tactic):
         self.title = f"raise the replication factor to {to} (and repair)"
 
     def check(self, cluster: Cluster, workload: Any) -> None:
-        _needs_local(cluster, self.name)
+        _admin(cluster, self.name)
         if len(cluster.live_nodes()) < self.to:
             raise ConfigError(f"replication factor {self.to} needs at least {self.to} nodes; this cluster has {len(cluster.live_nodes())}")
         if not isinstance(workload, CassandraWorkload) or workload.replication >= self.to:
@@ -179,8 +197,9 @@ class RaiseReplication(Tactic):
     def apply(self, cluster: Cluster, workload: Any) -> None:
         self.began = time.time()
         cql.execute_ddl(workload.session, f"ALTER KEYSPACE {workload.keyspace} WITH replication = {{'class': 'SimpleStrategy', 'replication_factor': {self.to}}}")
+        admin = _admin(cluster, self.name)
         for node in cluster.live_nodes():  # each node repairs its primary ranges: together, every range once
-            cluster.nodetool(node.name, "repair", "-full", "-pr", workload.keyspace, timeout=900)
+            admin.nodetool(node.name, "repair", "-full", "-pr", workload.keyspace, timeout=900)
 
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """Every node's schema says the new factor, and the repair history has successful repairs of the
@@ -208,23 +227,27 @@ class SetNodeCpu(Tactic):
     evidence_under_budgets = True  # its evidence is the budgets: read them before verify lifts them
 
     def __init__(self, cores: float):
-        self.cores = budgets.checked(cores)
+        checked = budgets.checked(cores)
+        if checked is None:
+            raise ConfigError("node-cpu sets a budget: give each node's cores (e.g. 0.5), not None")
+        self.cores: float = checked
         self.title = f"set each node's CPU budget to {self.cores:g} core(s)"
 
     def check(self, cluster: Cluster, workload: Any) -> None:
-        if not capabilities_of(cluster).budgets:
-            raise ConfigError("node-cpu needs nodes labkit budgets itself (provider local)")
-        if cluster.node_cpu is None:
+        if _budgets(cluster, self.name).node_cpu is None:
             raise ConfigError("node-cpu changes a budget: start the cluster with node_cpu=... (nodes without one already use every core)")
 
     def apply(self, cluster: Cluster, workload: Any) -> None:
-        cluster.set_node_cpu(self.cores)
+        _budgets(cluster, self.name).set_node_cpu(self.cores)
 
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """Every live node's control group carries the new quota."""
+        servers = cluster.local_servers()
+        if servers is None:
+            raise TacticError("the node budgets are read from the nodes' control groups: this cluster's servers are not processes here")
         seen = {}
         for node in cluster.live_nodes():
-            group = budgets.group_of(cluster.directory, node.name)
+            group = budgets.group_of(servers.directory, node.name)
             budget = budgets.budget_of(group) if group is not None else None
             seen[node.name] = None if budget is None else round(budget[0], 3)
         wrong = {n: c for n, c in seen.items() if c is None or abs(c - self.cores) > 0.01}

@@ -63,7 +63,7 @@ def check_exercise(my_choice: Callable[[], Any], slot: Any, blocks: int = BLOCKS
     import pandas as pd
 
     from ..patterns.exercise import CheckReport, Graded, check_all, every_run_verified
-    from ..patterns.pattern_sweep import run_pattern_sweep
+    from ..sweeps import run_pattern_sweep
     from ..results.intervals import ratio_between
     from ..workloads.ycsb import WORKLOAD
 

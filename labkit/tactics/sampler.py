@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
-from ..clusters.contract import capabilities_of
 from ..clusters.local.node_cpu import cpu_seconds
 
 if TYPE_CHECKING:
@@ -27,10 +26,11 @@ class CpuSampler:
         self._thread = threading.Thread(target=self._loop, name="labkit-cpu-sampler", daemon=True)
 
     def _processes(self) -> dict[str, Any]:
-        if not capabilities_of(self.cluster).server_cpu:
+        servers = self.cluster.local_servers()
+        if servers is None:
             return {}
         try:
-            return self.cluster.node_processes()
+            return servers.node_processes()
         except Exception:
             return {}  # a node list changing under us: the next second reads it again
 
@@ -42,7 +42,7 @@ class CpuSampler:
             cpu = {n: cpu_seconds(p) for n, p in procs.items()}
             now = time.monotonic()  # after the readings: a slow look-up must not count CPU time against a shorter span
             span = now - last_t
-            nodes = {n: round((c - last[n]) / span, 3) for n, c in cpu.items() if c is not None and last.get(n) is not None}
+            nodes = {n: round((c - was) / span, 3) for n, c in cpu.items() if c is not None and (was := last.get(n)) is not None}
             self.samples.append({"t": now, "machine_busy": psutil.cpu_percent(interval=None) / 100.0, "nodes": nodes})
             last_t, last = now, cpu
 

@@ -6,15 +6,17 @@ classroom size."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from ..clusters.contract import capabilities_of
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError
 from . import cassandra as tactics
 from .base import Tactic
 from .under_load import TacticRun, run_under_load
 from .workloads import check_kind, workload_for
+
+if TYPE_CHECKING:
+    from ..clusters.contract import Cluster
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,13 @@ class TacticScenario:
 
 
 def _budget_back(cores: float) -> Callable[[Any], None]:
-    return lambda cluster: cluster.set_node_cpu(cores)
+    def restore(cluster: "Cluster") -> None:
+        budgets = cluster.budgets()
+        if budgets is None:
+            raise ConfigError("putting a node budget back needs nodes labkit budgets itself (provider local)")
+        budgets.set_node_cpu(cores)
+
+    return restore
 
 
 def _index(kind: str, records: int, rate: float, before: float, expect: float, after: float) -> TacticScenario:
@@ -75,7 +83,7 @@ for _kind, _rate in (("read-heavy", 800), ("write-heavy", 800), ("scan", 200)):
         TacticScenario(f"decommission-{_kind}", _kind, tactics.Decommission, 4, 0.25, _rate, records=5000, expect_s=60, after_s=15),
     ]
 
-_SMOKE_CHANGES = {  # what the smoke run changes in each quick plan; the tactics, loads and rates stay quick's
+_SMOKE_CHANGES: dict[str, dict[str, Any]] = {  # what the smoke run changes in each quick plan; the tactics, loads and rates stay quick's
     "create-index-sai": {"records": 2000, "nodes": 3, "expect_s": 1},  # on the 3 nodes the others use: no 1-node cluster to start and stop
     # expect_s 1: the repair and the bootstrap take longer than any smoke load, and the run waits for them after the load (no "after" window)
     "raise-replication-3": {"expect_s": 1},
@@ -130,8 +138,9 @@ class ScenarioRunner:
         """The slot's cluster at `nodes` nodes, each held to `node_cpu` (a budget a tactic left changed is put back)."""
         self.slot.node_cpu = node_cpu
         cluster = self.slot.ensure(nodes)
-        if cluster.info().node_cpu != node_cpu and capabilities_of(cluster).budgets:
-            cluster.set_node_cpu(node_cpu)
+        budgets = cluster.budgets()
+        if cluster.info().node_cpu != node_cpu and budgets is not None:
+            budgets.set_node_cpu(node_cpu)
         return cluster
 
     def run(self, plan: TacticScenario, **changes: Any) -> TacticRun:

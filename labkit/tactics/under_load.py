@@ -124,7 +124,7 @@ class TacticRun:
     def _limit(self, seconds: list[int], machine_busy: float | None) -> str:
         """The runner's rule per window: a budgeted node at >= 90% of its budget, else the machine at >= 90%."""
         used: dict[str, list[float]] = {}
-        budget = [self.node_cpu.get(s) for s in seconds if self.node_cpu.get(s)]
+        budget = [cores for s in seconds if (cores := self.node_cpu.get(s))]
         for s in seconds:
             for node, cores in self.cpu.get(s, {}).get("nodes", {}).items():
                 used.setdefault(node, []).append(cores)

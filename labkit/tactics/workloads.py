@@ -33,7 +33,7 @@ def workload_for(kind: str, cluster: CassandraCluster, *, records: int = 2000, r
     from ..workloads.ycsb import WORKLOAD
 
     phase, approach, _what = KINDS[kind]
-    settings = {"records": records, "fields": fields, "field_length": field_length, "insert_order": "hashed", "consistency": consistency,
+    settings: dict[str, Any] = {"records": records, "fields": fields, "field_length": field_length, "insert_order": "hashed", "consistency": consistency,
                 "replication": replication, "tags": tags}
     return WORKLOAD.workload(approach, cluster, 0, phase=phase, engine="cassandra",
                              **{k: v for k, v in settings.items() if WORKLOAD.setting(k).applies_to(phase)})

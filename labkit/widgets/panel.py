@@ -1,8 +1,7 @@
-"""The control panel every notebook shows: sliders in, a live figure out, a view over `PatternSweep`.
+"""The control panel every notebook shows: sliders in, a live figure out, a view over a sweep (labkit.sweeps).
 
-The panel owns no measuring logic: Run turns the widgets' values into a SweepPlan and that into the one
-entry point every sweep goes through (labkit.patterns.pattern_sweep.PatternSweep: its checks, the engine
-binding's hooks, the workloads), runs it in a background thread (so Stop stays clickable) and draws each
+The panel owns no measuring logic: Run turns the widgets' values into a SweepRequest and that into the one
+way every sweep goes (labkit.sweeps: resolve's checks, the engine binding's hooks, the bench, the loop), runs it in a background thread (so Stop stays clickable) and draws each
 row as it arrives. `run(wait=True)` does the same in the foreground, which is how papermill and nbval
 execute notebooks.
 """
@@ -25,9 +24,10 @@ from plotly.subplots import make_subplots
 from ..clusters.base import budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
-from ..results import ResultsStore, SweepPlan
+from ..results import ResultsStore
+from ..sweeps import SweepPlan
 from ..patterns.description import Pattern, Setting, NamedSweep
-from ..patterns.pattern_sweep import PatternSweep, SweepSite
+from ..sweeps import Bench, Sweep, SweepRequest, SweepWatch, measure, resolve
 from ..results import figures
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
@@ -246,7 +246,7 @@ class ControlPanel:
             warmup_block=self.warmup_block,
             labels=self.pattern.labels(self.phase, self.chosen()),
         )
-        return plan  # checked once, by the PatternSweep that Run makes of it
+        return plan  # checked when made
 
     def thread_plan(self) -> list[int]:
         """The client thread counts Run measures. A range slider cannot show a size's 8, 16, 32, 64: its smallest gap
@@ -256,7 +256,8 @@ class ControlPanel:
         multiple = self.pattern.thread_multiple
         if self._listed_threads and (*self.threads.value, self.thread_step.value) == self._listed_at:
             return rounded_up(self._listed_threads, multiple)
-        return thread_counts(*self.threads.value, self.thread_step.value, multiple)
+        low, high = self.threads.value
+        return thread_counts(low, high, self.thread_step.value, multiple)
 
     def _show_thread_points(self) -> None:
         try:
@@ -265,9 +266,13 @@ class ControlPanel:
             points = html.escape(str(err))
         self.thread_points.value = f"<small>Run measures at client threads: {points}</small>"
 
-    def sweep(self, plan: SweepPlan | None = None) -> PatternSweep:
-        """The entry point Run goes through for `plan` (default: what the widgets describe), checked."""
-        return PatternSweep(self.pattern, plan or self.plan(), phase=self.phase, slot=self.slot, site=SweepSite(clients=self.clients), resources=self.resources)
+    def request(self, plan: SweepPlan | None = None) -> SweepRequest:
+        """What Run asks for: `plan` (default: what the widgets describe) on the slot's engine, with the panel's clients."""
+        return SweepRequest(self.pattern, plan or self.plan(), phase=self.phase, engine=self.slot.engine, clients=self.clients)
+
+    def sweep(self, plan: SweepPlan | None = None) -> Sweep:
+        """The sweep Run measures, resolved and checked (labkit.sweeps.resolve)."""
+        return resolve(self.request(plan))
 
     def chosen(self) -> dict[str, Any]:
         """The settings' controls' current values, by name."""
@@ -333,7 +338,7 @@ class ControlPanel:
 
     # ---- the sweep, and drawing what it yields ---------------------------------------------------
 
-    def _sweep(self, chosen: PatternSweep) -> None:
+    def _sweep(self, chosen: Sweep) -> None:
         plan = chosen.plan
         ops_total = plan.runs * plan.operations
         finished = 0
@@ -348,7 +353,7 @@ class ControlPanel:
                 self._last_tick = now
                 self.progress.value = min(ops_total, finished * plan.operations + done)
 
-        def on_result(row: dict[str, Any], result) -> None:
+        def on_result(row: dict[str, Any]) -> None:
             nonlocal finished
             finished += 1
             if self._prediction is not None:
@@ -356,7 +361,7 @@ class ControlPanel:
             self.rows.append(row)
             self.progress.value = finished * plan.operations
             self._draw(row)
-            verdict = {"failed": " · VERIFY FAILED", "unfinished": " · VERIFY NOT DONE"}.get(row.get("verify_state"), "")
+            verdict = {"failed": " · VERIFY FAILED", "unfinished": " · VERIFY NOT DONE"}.get(str(row.get("verify_state")), "")
             self._say(
                 f"{row['approach']} · {row['threads']} threads ({row['processes']} client process{'es' if row['processes'] != 1 else ''}): {row['throughput']:,.0f} tx/s, "
                 + (f"p95 {row['p95_us'] / 1000:.1f} ms" if row.get("p95_us") is not None else f"no transaction succeeded ({row.get('errors')} errors)") + verdict,
@@ -366,10 +371,11 @@ class ControlPanel:
         try:
             self.slot.on_change = self._say
             self.slot.node_cpu = self.node_cpu  # re-budgets a running cluster in place
-            for _row in chosen.rows(store=self.store, cancel=self._cancel, on_result=on_result, progress=progress,
-                                    echo=lambda text: self._say(text, "darkorange"), on_cluster=on_cluster,
-                                    on_workload=lambda approach: self._say(f"running {approach}…")):
-                pass
+            watch = SweepWatch(progress=progress, cancel=self._cancel, echo=lambda text: self._say(text, "darkorange"), on_cluster=on_cluster,
+                               on_workload=lambda approach: self._say(f"running {approach}…"))
+            with Bench(chosen, slot=self.slot, resources=self.resources, echo=lambda text: self._say(text, "darkorange")) as bench:
+                for row in measure(bench.plan, bench, store=self.store, watch=watch):
+                    on_result(row)
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")
             else:
@@ -393,10 +399,12 @@ class ControlPanel:
         if not row.get("complete", True) or row.get("p95_us") is None or row.get("control_copy"):  # nothing to draw, or the A/A copy
             return
         changed = [k for k in self.settings if row.get(k) != self._initial_settings[k]]  # settings left as they started need no word in the legend
-        key = (str(row["approach"]), int(row["nodes"]), *(f"{k.replace('_', ' ')} {row.get(k)}" for k in changed), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else "", self._sweeps)
+        approach, nodes, sweep_number = str(row["approach"]), int(row["nodes"]), self._sweeps
+        words = [*(f"{k.replace('_', ' ')} {row.get(k)}" for k in changed), budget_text(row["node_cpu"]) if row.get("node_cpu") is not None else ""]
+        key = (approach, nodes, *words, sweep_number)
         with self.figure.batch_update():
             if key not in self._traces:
-                name = " · ".join([key[0], f"{key[1]} node{'s' if key[1] != 1 else ''}", *filter(None, key[2:-1])] + ([f"run {key[-1]}"] if key[-1] > 1 else []))
+                name = " · ".join([approach, f"{nodes} node{'s' if nodes != 1 else ''}", *filter(None, words)] + ([f"run {sweep_number}"] if sweep_number > 1 else []))
                 group = "/".join(map(str, key))
                 for col in (1, 2):
                     self.figure.add_trace(

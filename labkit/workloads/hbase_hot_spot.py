@@ -47,7 +47,7 @@ class HotSpotWrites(Namespaced, BaseWorkload):
         self.cluster, self.approach = cluster, approach
         self.name = f"hot-spot/{approach}"
         self._written = itertools.count()
-        self._pool = None
+        self._pool: Any = None  # happybase's ConnectionPool (the library has no type hints), made in each process by open_process
         self._pool_size = 1
 
     @property

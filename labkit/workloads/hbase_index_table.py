@@ -46,8 +46,9 @@ class EmailLogins(Namespaced, BaseWorkload):
             raise ConfigError(f"users must be at least 2 (got {users})")
         self.cluster, self.approach, self.users = cluster, approach, users
         self.name = f"index-table/{approach}"
-        self._logins, self._wrong = itertools.count(), []
-        self._pool = None
+        self._logins = itertools.count()
+        self._wrong: list[int] = []  # the logins that found the wrong user or none
+        self._pool: Any = None  # happybase's ConnectionPool (the library has no type hints), made in each process by open_process
         self._pool_size = 1
 
     @property

@@ -7,7 +7,7 @@ import zlib
 from typing import Any
 
 from labkit.clusters.base import ClusterInfo
-from labkit.clusters.contract import Capabilities
+from labkit.clusters.contract import Capabilities, ContractOnly
 
 VERSION = "0.1-double"
 
@@ -49,7 +49,7 @@ class MemoryStore:
                 self.tables[node].pop(table, None)
 
 
-class MemoryCluster:
+class MemoryCluster(ContractOnly):
     """Starts nothing outside this process: the nodes are partitions of a MemoryStore."""
 
     engine = "memory"
@@ -59,7 +59,7 @@ class MemoryCluster:
 
     def __init__(self, nodes: int, node_cpu: float | None = None):
         if node_cpu is not None:
-            raise ValueError("the memory double has no CPU budgets (capabilities.budgets is False)")
+            raise ValueError("the memory double has no CPU budgets (its budgets() is None)")
         self.nodes = [f"node{i}" for i in range(1, nodes + 1)]
         self.store: MemoryStore | None = None
 

@@ -8,7 +8,7 @@ from labkit.workloads.ycsb import WORKLOAD
 
 
 def test_a_cache_sweep_reads_flushed_data_through_the_chunk_cache_and_counts_hits():
-    from labkit.patterns.pattern_sweep import run_pattern_sweep
+    from labkit.sweeps import run_pattern_sweep
     from labkit.workloads.ycsb.cassandra import hit_ratios
 
     plan = WORKLOAD.sweep_plan("quick", "cache", nodes=[1], threads=[8], operations=400, run_options={"warmup": 0})

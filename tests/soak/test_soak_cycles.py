@@ -78,12 +78,11 @@ def leftovers(orphans: list[psutil.Process]) -> dict[str, list]:
 KERNEL_RUN = textwrap.dedent(
     """
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import SweepSite, run_pattern_sweep
-    from labkit.results import SweepPlan
+    from labkit.sweeps import SweepPlan, SweepRequest, run_sweep
 
     pattern = describe("uuid-key")
     plan = SweepPlan(pattern="uuid-key", approaches=pattern.approaches_for("partition"), threads=[2], nodes=[2], operations=400000, processes=1)
-    run_pattern_sweep(pattern, plan, phase="partition", site=SweepSite(node_cpu=0.5), echo=print)
+    run_sweep(SweepRequest(pattern, plan, phase="partition", node_cpu=0.5), echo=print)
     """
 )
 

@@ -1,6 +1,6 @@
 """docs/adding-an-engine.md is the contract a new engine implements, and it is enough: a double of a whole
 engine (tests/engine_double: an in-process store partitioned over nodes, its cluster and an Index Table
-binding) built from the page alone runs Index Table through PatternSweep, the one way into a sweep, and
+binding) built from the page alone runs Index Table through labkit.sweeps, the one way into a sweep, and
 defines nothing the page does not name."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from pathlib import Path
 from labkit.clusters.contract import Cluster
 from labkit.clusters.slot import ClusterSlot
 from labkit.patterns import index_table
-from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
-from labkit.results import SweepPlan
+from labkit.sweeps import SweepPlan, SweepRequest, run_sweep
 from labkit.runner import BaseWorkload
 from tests.engine_double import memory
 from tests.engine_double.cluster import MemoryCluster
@@ -46,7 +45,7 @@ def test_a_pattern_runs_through_the_sweep_on_the_double():
     slot.engine = "memory"
     plan = SweepPlan(pattern="index-table", nodes=[1, 3], threads=[2], operations=60, approaches=list(memory.APPROACHES), repeats=1, warmup_block=False,
                      labels={"phase": "login", "users": 50})
-    rows = list(PatternSweep(pattern, plan, site=SweepSite(engine="memory"), slot=slot).rows(echo=lambda _m: None))
+    rows = run_sweep(SweepRequest(pattern, plan, engine="memory"), slot=slot, echo=lambda _m: None)
     slot.stop()
     assert sorted((r["nodes"], r["approach"]) for r in rows) == sorted((n, a) for n in (1, 3) for a in memory.APPROACHES)
     assert all(r["engine"] == "memory" and r["server_version"] == "0.1-double" and r["provider"] == "local" for r in rows)

@@ -87,3 +87,12 @@ def test_a_batch_gives_the_callers_environment_back(tmp_path: Path, monkeypatch)
 def test_batch_with_no_notebooks_says_so(tmp_path: Path, capsys):
     assert batch.main(["--notebooks", str(tmp_path), "--out", str(tmp_path / "b")]) == 1
     assert "no notebooks to run" in capsys.readouterr().err
+
+
+def test_the_size_is_named_size_and_profile_still_works(tmp_path: Path, capsys):
+    """`SIZE=classroom make run` passes --size; the older --profile is the same option; anything else is refused."""
+    for option in ("--size", "--profile"):
+        assert batch.main([option, "smoke", "--notebooks", str(tmp_path)]) == 1  # parsed, then: no notebooks there
+        assert "no notebooks to run" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        batch.main(["--size", "huge", "--notebooks", str(tmp_path)])

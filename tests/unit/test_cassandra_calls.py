@@ -418,7 +418,7 @@ def test_parameters_by_name_stay_on_cassandra_driver(native_world):
     statement = prepared([("k", cqltypes.Int32Type)], [])
     try:
         starter = calls._native_starter(hub, session)
-        twin = calls._twins(hub)[(id(session), "ks")] = calls._Twin(calls._mirror(session), "ks", hub.event_loop())
+        twin = calls._HubSessions.of(hub).twins()[(id(session), "ks")] = calls._Twin(calls._mirror(session), "ks", hub.event_loop())
         twin.session, twin.prepared[statement.query_string] = FakeAcsyllaSession(hub.event_loop()), FakeNativePrepared()
         assert starter((statement, [1]), {}, None, None) == "fake acsylla" and twin.prepared[statement.query_string].bound == [1]
         assert starter((statement, {"k": 2}), {}, None, None) == calls.ASYNC_PATH

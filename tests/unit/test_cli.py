@@ -105,12 +105,12 @@ def test_ctrl_c_between_runs_says_what_was_kept_and_exits_130(monkeypatch, tmp_p
     handler: the command still says where the measured rows are, and exits 130."""
     import typer
     from labkit import cli
-    from labkit.patterns import pattern_sweep
+    from labkit import sweeps
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pattern_sweep, "run_pattern_sweep", interrupted)
+    monkeypatch.setattr(sweeps, "run_sweep", interrupted)
     with pytest.raises(typer.Exit) as exit_:
         cli.run_pattern(pattern="fan-out", phase="", engine="cassandra", nodes="1", threads="1", operations=10, processes="1", node_cpu=None,
                         workers=None, driver=None, approaches="", size=[], workload="", target="", seconds=None, repeats=1, control=None,
@@ -145,7 +145,8 @@ def test_status_and_down_with_nothing_running(tmp_path):
         (["run", "index-table", "--processes", "many"], "--processes takes a whole number of at least 1, or auto; got 'many'"),
         (["run", "index-table", "--processes", "0"], "or auto; got '0'"),
         (["run", "index-table", "--threads", "6", "--processes", "4"], "6 client threads do not divide evenly over 4 processes"),
-        (["run", "enumerable-keys", "--processes", "2"], "run it with processes=1"),
+        (["run", "enumerable-keys", "--processes", "2"], "do not divide evenly over 2 processes"),
+        (["run", "enumerable-keys", "--processes", "2", "--threads", "2,4"], "run it with processes=1"),
         (["run", "fan-out", "--engine", "mongodb"], "fan-out has no workload for mongodb in this version: it runs on cassandra"),
         (["run", "distorted-replicas", "--engine", "couchbase"], "Choose --engine cassandra"),
         (["run", "index-table", "--engine", "mongodb", "--approaches", "naive/sai"], "'naive/sai' for index-table in phase login on mongodb (naive/sai is cassandra's)"),

@@ -9,6 +9,7 @@ import pytest
 
 from labkit.clusters.local import cassandra as local_cassandra
 from labkit.clusters.local.cassandra import LocalCassandraCluster
+from labkit.clusters.contract import Capabilities, ContractOnly
 from labkit.clusters.slot import ClusterSlot
 
 
@@ -62,10 +63,8 @@ def test_no_cluster_a_notebook_owns_and_none_that_is_down(home, serving):
     assert LocalCassandraCluster.adopt(nodes=1) is None
 
 
-class _Cluster:
-    from labkit.clusters.contract import Capabilities
-
-    capabilities = Capabilities(resize=True, adopt=True)  # what the slot asks before letting an adopted cluster go
+class _Cluster(ContractOnly):
+    capabilities = Capabilities(resize=True, adopt=True)
 
     def __init__(self, nodes, adopted=False):
         self.nodes = list(range(nodes))
@@ -82,6 +81,9 @@ class _Cluster:
 
     def stop(self):
         self.calls.append("stop")
+
+    def adoption(self):
+        return self  # what the slot asks before letting an adopted cluster go
 
     def release(self):
         self.calls.append("release")

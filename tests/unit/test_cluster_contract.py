@@ -1,5 +1,5 @@
-"""Every provider keeps the written cluster contract, and what it declares it can do it has the methods
-for: callers ask `capabilities` instead of probing, so a declaration that lies would break them."""
+"""Every provider keeps the written cluster contract, and answers every capability with the object that does it or
+None: callers ask the accessor instead of probing, so a provider lacking one would break them."""
 
 from __future__ import annotations
 
@@ -12,23 +12,32 @@ from labkit.clusters.contract import Capabilities, Cluster
 
 CLASSES = {key: getattr(importlib.import_module(target.split(":")[0]), target.split(":")[1]) for key, target in IMPLEMENTED.items()}
 CONTRACT = ("start", "stop", "__enter__", "__exit__", "live_nodes", "info", "cpu_meter", "held_addresses", "owner")
-NEEDS = {"budgets": ("set_node_cpu",), "membership": ("add_node", "decommission"), "admin": ("nodetool",), "server_cpu": ("node_processes",),
-         "adopt": ("adopt", "left_up", "release")}
+ACCESSORS = ("budgets", "membership", "node_admin", "node_faults", "internode_links", "local_servers", "adoption")
+CLASS_SIDE = ("fixed_size", "adopt", "left_up")
 
 
 @pytest.mark.parametrize("key", sorted(CLASSES), ids=lambda k: f"{k[0]}-{k[1]}")
-def test_each_provider_keeps_the_contract_and_has_what_it_declares(key):
+def test_each_provider_keeps_the_contract_and_answers_every_capability(key):
     engine, provider = key
     cls = CLASSES[key]
     assert (cls.engine, cls.provider) == (engine, provider)
     assert isinstance(cls.capabilities, Capabilities)
     missing = [name for name in CONTRACT if not hasattr(cls, name)]
     assert missing == [], f"{cls.__name__} lacks {missing}"
-    for capability, methods in NEEDS.items():
-        if getattr(cls.capabilities, capability):
-            assert all(callable(getattr(cls, m, None)) for m in methods), f"{cls.__name__} declares {capability} without {methods}"
-    if not cls.capabilities.resize:
-        assert callable(getattr(cls, "fixed_size", None)), f"{cls.__name__} keeps its own size but cannot say it"
+    unanswered = [name for name in ACCESSORS + CLASS_SIDE if not callable(getattr(cls, name, None))]
+    assert unanswered == [], f"{cls.__name__} cannot be asked {unanswered}"
+
+
+def test_local_cassandra_answers_its_capabilities_with_itself_and_the_others_with_none(tmp_path, monkeypatch):
+    from labkit.clusters.local.cassandra import LocalCassandraCluster
+    from labkit.clusters.standin.mongodb import StandinMongo
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    cluster = LocalCassandraCluster(nodes=1)  # made, not started
+    assert all(getattr(cluster, name)() is not None for name in ACCESSORS)
+    standin = StandinMongo()
+    assert all(getattr(standin, name)() is None for name in ACCESSORS)
+    assert StandinMongo.fixed_size() is None and StandinMongo.adopt(nodes=1) is None and StandinMongo.left_up() is None
 
 
 def test_a_local_cluster_says_which_addresses_and_ports_it_holds_and_whose_it_is(tmp_path, monkeypatch):

@@ -123,17 +123,16 @@ def test_bad_phases_and_sizes_are_refused():
 
 
 def test_a_sweep_it_cannot_run_is_refused_before_any_cluster_starts():
-    from labkit.patterns.pattern_sweep import SweepSite, run_pattern_sweep
-    from labkit.results import SweepPlan
+    from labkit.sweeps import SweepPlan, SweepRequest, resolve
 
     def plan(processes=1):
         return SweepPlan(pattern=ek.NAME, approaches=ek.APPROACHES, threads=[2], nodes=[1], operations=10, processes=processes)
 
-    # an unknown engine would fail at the cluster slot: reaching it would mean the plan was not checked first
+    # resolve starts nothing: what it refuses is refused before any cluster starts
     with pytest.raises(ConfigError, match="processes=1"):
-        run_pattern_sweep(ek.PATTERN, plan(processes=2), site=SweepSite(engine="no-such-engine"), phase="write")
+        resolve(SweepRequest(ek.PATTERN, plan(processes=2), phase="write"))
     with pytest.raises(ConfigError, match="at least 10 comments"):
         ek.check_plan(SweepPlan(pattern=ek.NAME, approaches=ek.APPROACHES, threads=[2], operations=10, processes=1, labels={"phase": "paginate", "comments": 5}))
     with pytest.raises(ConfigError, match="setting comments must be from 10"):
-        run_pattern_sweep(ek.PATTERN, plan(), site=SweepSite(engine="no-such-engine"), phase="paginate", settings={"comments": 5})
+        resolve(SweepRequest(ek.PATTERN, plan(), phase="paginate", settings={"comments": 5}))
     ek.check_plan(plan())  # the defaults are fine

@@ -124,7 +124,7 @@ LAYERS = [  # bottom to top: a module imports only its own package and packages 
     ("labkit.host", "labkit.runner", "labkit.datasets"),
     ("labkit.engines", "labkit.faults", "labkit.namespace", "labkit.results"),
     ("labkit.clusters", "labkit.predictions"),
-    ("labkit.patterns",),
+    ("labkit.patterns", "labkit.sweeps"),
     ("labkit.profiles", "labkit.workloads"),
     ("labkit.tactics", "labkit.noise"),
     ("labkit.widgets", "labkit.catalogue"),

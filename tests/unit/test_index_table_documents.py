@@ -24,8 +24,8 @@ def test_each_engine_compares_its_own_index_with_the_lookup_table():
     assert PATTERN.approaches_for("login", "mongodb") == ("naive/index", "pattern")
     assert PATTERN.approaches_for("login", "couchbase") == ("naive/index", "pattern")
     assert PATTERN.approaches_for("login") == PATTERN.approaches_for("login", "cassandra")  # the default engine's
-    assert PATTERN.sweep_plan("quick", "login", engine="mongodb").approaches == ["naive/index", "pattern"]
-    assert PATTERN.sweep_plan("quick", "login").approaches == ["naive/legacy", "naive/sai", "pattern"]
+    assert PATTERN.sweep_plan("quick", "login", engine="mongodb").approaches == ("naive/index", "pattern")
+    assert PATTERN.sweep_plan("quick", "login").approaches == ("naive/legacy", "naive/sai", "pattern")
 
 
 def test_an_approach_of_another_engine_is_refused_with_whose_it_is():

@@ -8,11 +8,10 @@ import math
 import pandas as pd
 import pytest
 
-from fakes import CountingWorkload
+from fakes import CountingWorkload, sweep
 from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
-from labkit.results import SweepPlan, sweep
-from labkit.results.sweep import SELF_WARMING_RUN, nodes_in_order
+from labkit.sweeps import SELF_WARMING_RUN, SweepPlan, nodes_in_order
 from labkit.results.intervals import (TOO_FEW, WITHIN_NOISE, control_ratios, noise_floor, paired_ratios, ratio_interval, ratio_table,
                                      unpaired_ratio_interval,
                                       ratio_text)
@@ -181,13 +180,13 @@ def test_an_a_a_control_runs_one_approach_twice_per_block():
                                                                    ("naive", True), ("pattern", False), ("naive", False)]
     assert len(control_ratios(pd.DataFrame(rows))) == 2
     with pytest.raises(ConfigError, match="A/A control"):
-        SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=10, control="pattern").check()
+        SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=10, control="pattern")
 
 
 def test_offered_load_curves_skip_past_their_knee_per_approach_with_repeats(monkeypatch):
     import importlib
 
-    sweep_module = importlib.import_module("labkit.results.sweep")
+    sweep_module = importlib.import_module("labkit.sweeps.loop")
     # naive keeps up only at the lowest load, pattern at every load (the row's approach decides)
     monkeypatch.setattr(sweep_module, "keeps_up", lambda row: row["approach"] == "pattern" or row["target_rate"] <= 100)
     plan = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[2], operations=10, repeats=2, warmup_block=False,
@@ -216,7 +215,7 @@ def test_a_paired_ratio_between_two_values_of_another_column_pairs_by_block():
 
 
 def test_a_profiles_designs_compare_each_later_design_over_the_first_one_run():
-    from labkit.patterns.pattern_sweep import ratio_lines
+    from labkit.sweeps import ratio_lines
     from labkit.results.intervals import comparisons
 
     rows = []

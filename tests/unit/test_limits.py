@@ -171,15 +171,16 @@ def test_budgets_on_a_machine_without_cgroups_say_what_works_instead(monkeypatch
 def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatch):
     import importlib
 
-    sweep_module = importlib.import_module("labkit.results.sweep")
-    from labkit.results import SweepPlan
+    plan_module = importlib.import_module("labkit.sweeps.plan")
+    from fakes import sweep
+    from labkit.sweeps import SweepPlan
 
     def plan(threads, processes, workers="threads"):
         return SweepPlan(pattern="p", approaches=["naive"], threads=threads, operations=1000, processes=processes,
                          run_options={"workers": workers})
 
     def cores(n):  # what the sweep reads, and what auto_processes reads
-        monkeypatch.setattr(sweep_module, "cores_available", lambda: n)
+        monkeypatch.setattr(plan_module, "cores_available", lambda: n)
         monkeypatch.setattr(importlib.import_module("labkit.runner.cpu"), "cores_available", lambda: n)
 
     cores(4)
@@ -195,7 +196,7 @@ def test_a_plan_that_crowds_one_client_process_says_so_before_running(monkeypatc
     assert "would not help" in plan([96], 2).client_advice()
     assert "would not help" in plan([96], "auto").client_advice()
     echoed = []
-    list(sweep_module.sweep(plan([96], 2), cluster_for=lambda n: None, workload_for=None, echo=echoed.append, cancel=_set_event()))
+    list(sweep(plan([96], 2), cluster_for=lambda n: None, workload_for=None, echo=echoed.append, cancel=_set_event()))
     assert echoed and "would not help" in echoed[0]
 
 
@@ -216,7 +217,7 @@ def test_cpu_per_transaction_above_the_idle_background():
 
 
 def test_the_machine_cpu_no_process_accounts_for_is_named():
-    from fakes import CountingWorkload
+    from fakes import CountingWorkload, sweep
     from labkit.runner import run
 
     class Meter(MeterWithoutBudgets):

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from fakes import sweep
+
 from labkit.errors import ConfigError
 from labkit.results import knees, offered_load_figure
 from labkit.results.offered_load import knee
-from labkit.results.sweep import SweepPlan
+from labkit.sweeps import SweepPlan
 
 
 def curve(points, approach="baseline/c"):
@@ -57,11 +59,10 @@ def test_closed_loop_rows_have_no_knee():
 
 def test_a_plan_holds_each_offered_load_equally_long():
     plan = SweepPlan(pattern="ycsb", approaches=["baseline/c"], threads=[8], operations=50, targets=[100, 400], target_seconds=2.5)
-    plan.check()
     assert [plan.operations_at(t) for t in plan.targets] == [250, 1000] and plan.operations_at(None) == 50
     assert plan.runs == 2
     with pytest.raises(ConfigError, match="target_rate must be a positive"):
-        SweepPlan(pattern="ycsb", approaches=["baseline/c"], threads=[8], operations=50, targets=[0]).check()
+        SweepPlan(pattern="ycsb", approaches=["baseline/c"], threads=[8], operations=50, targets=[0])
 
 
 class SleepyWorkload:
@@ -81,7 +82,6 @@ class SleepyWorkload:
 @pytest.mark.full  # full tier: a slow unit test (5.1 s of make test's unit run on 2026-12-03)
 def test_an_offered_load_sweep_stops_a_curve_once_it_is_past_the_knee():
     from labkit.clusters.base import ClusterInfo
-    from labkit.results import sweep
 
     plan = SweepPlan(pattern="ycsb", approaches=["baseline/c"], threads=[1], operations=5, targets=[20, 400, 800, 1600], target_seconds=0.5,
                      past_knee=1, processes=1, run_options={"workers": "threads"})

@@ -12,26 +12,27 @@ from typer.testing import CliRunner
 from labkit.cli import app
 from labkit.errors import ConfigError
 from labkit.catalogue import descriptions
-from labkit.patterns.pattern_sweep import PatternSweep, SweepSite, pattern_slot
+from labkit import sweeps
+from labkit.sweeps import Bench, Sweep, SweepRequest, pattern_slot, resolve
 from labkit.widgets import ControlPanel, PanelStart
 
 CASES = [(p, phase, engine) for p in descriptions() for phase in p.phases for engine in p.engines]
 
 
-def comparable(chosen: PatternSweep) -> dict:
+def comparable(chosen: Sweep) -> dict:
     plan = dataclasses.asdict(chosen.plan)
     plan["targets"], plan["threads"], plan["nodes"], plan["approaches"] = (list(plan[k]) for k in ("targets", "threads", "nodes", "approaches"))
     return {"plan": plan, "hooks": chosen.hooks()}
 
 
 def through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch) -> dict | str:
-    seen: list[PatternSweep] = []
+    seen: list[Sweep] = []
 
-    def watched(self, **_kwargs):
-        seen.append(self)
-        return iter(())
+    def watched(request, **_kwargs):
+        seen.append(resolve(request))
+        return []
 
-    monkeypatch.setattr(PatternSweep, "rows", watched)
+    monkeypatch.setattr(sweeps, "run_sweep", watched)
     result = CliRunner().invoke(app, ["run", pattern.name, "--phase", phase, "--engine", engine, "--threads", "2,4", "--nodes", "1",
                                       "--operations", str(operations), "--out", str(tmp_path / "rows.csv")])
     if result.exit_code != 0:
@@ -66,9 +67,11 @@ def test_a_slot_without_the_cluster_a_phase_needs_is_refused():
     from labkit.patterns import uuid_key
 
     plan = uuid_key.PATTERN.sweep_plan("quick", "availability")
+    chosen = resolve(SweepRequest(uuid_key.PATTERN, plan))
     with pytest.raises(ConfigError, match="needs a cluster started with dcs=2"):
-        PatternSweep(uuid_key.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"))
-    assert PatternSweep(uuid_key.PATTERN, plan, slot=pattern_slot(uuid_key.PATTERN, "availability")).cluster_options == {"dcs": 2}
+        Bench(chosen, slot=ClusterSlot.for_engine("cassandra", "local"))
+    assert chosen.cluster_options == {"dcs": 2}
+    Bench(chosen, slot=pattern_slot(uuid_key.PATTERN, "availability"))  # made, not opened: nothing starts
 
 
 def test_a_budget_given_beside_a_slot_is_refused_not_ignored():
@@ -76,7 +79,17 @@ def test_a_budget_given_beside_a_slot_is_refused_not_ignored():
     from labkit.patterns import index_table
 
     plan = index_table.PATTERN.sweep_plan("quick", "login")
+    chosen = resolve(SweepRequest(index_table.PATTERN, plan, node_cpu=0.5))
     with pytest.raises(ConfigError, match="set it there"):
-        PatternSweep(index_table.PATTERN, plan, slot=ClusterSlot.for_engine("cassandra", "local"), site=SweepSite(node_cpu=0.5))
+        Bench(chosen, slot=ClusterSlot.for_engine("cassandra", "local"))
     slot = ClusterSlot.for_engine("cassandra", "local", node_cpu=0.5)
-    assert PatternSweep(index_table.PATTERN, plan, slot=slot, site=SweepSite(node_cpu=0.5)).slot is slot
+    assert Bench(chosen, slot=slot).slot is slot
+
+
+def test_a_slot_of_another_engine_is_refused():
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.patterns import index_table
+
+    chosen = resolve(SweepRequest(index_table.PATTERN, index_table.PATTERN.sweep_plan("quick", "login")))
+    with pytest.raises(ConfigError, match="the sweep runs cassandra and the slot given starts mongodb clusters"):
+        Bench(chosen, slot=ClusterSlot.for_engine("mongodb", "standin"))

@@ -37,6 +37,6 @@ def test_messages_past_the_retention_expire_at_once_and_the_rest_live_out_their_
 
 def test_the_largest_partition_is_the_max_row_of_every_nodes_histogram_and_an_empty_node_counts_for_nothing():
     outputs = {"node1": HISTOGRAM, "node2": EMPTY}
-    cluster = SimpleNamespace(live_nodes=lambda: [SimpleNamespace(name=n) for n in outputs],
-                              nodetool=lambda name, *args: outputs[name])
+    admin = SimpleNamespace(nodetool=lambda name, *args: outputs[name])
+    cluster = SimpleNamespace(live_nodes=lambda: [SimpleNamespace(name=n) for n in outputs], node_admin=lambda: admin)
     assert largest_partition(cluster, "ks", "history_by_room") == {"bytes": 785939.0, "cells": 11864.0}

@@ -119,13 +119,12 @@ def test_a_missing_file_and_broken_yaml_say_what_to_do(tmp_path):
 
 def test_a_profile_file_is_described_like_a_pattern_and_labels_its_rows(tmp_path):
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import PatternSweep
-    from labkit.results import SweepPlan
+    from labkit.sweeps import SweepPlan, SweepRequest, resolve
 
     described = describe(str(CHAT))
     assert described.approaches == ("design/by_index", "design/by_query") and described.phases == ("mix",)
     plan = SweepPlan(pattern=described.name, approaches=list(described.approaches), threads=[4], operations=100)
-    chosen = PatternSweep(described, plan)
+    chosen = resolve(SweepRequest(described, plan))
     assert chosen.plan.labels["profile"] == "chat" and len(chosen.plan.labels["profile_hash"]) == 12
     changed = tmp_path / "chat.yaml"
     changed.write_text(CHAT.read_text().replace("weight: 7", "weight: 6"))

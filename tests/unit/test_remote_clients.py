@@ -90,30 +90,29 @@ def _empty_stats():
 
 def test_a_sweep_refuses_a_bad_clients_form_when_it_is_made():
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
-    from labkit.results import SweepPlan
+    from labkit.sweeps import SweepPlan, SweepRequest, resolve
 
     plan = SweepPlan(pattern="index-table", approaches=["pattern"], threads=[2], operations=10)
     with pytest.raises(ConfigError, match="dask://HOST:PORT"):
-        PatternSweep(describe("index-table"), plan, phase="login", site=SweepSite(clients="tcp://10.0.0.5:8786"))
+        resolve(SweepRequest(describe("index-table"), plan, phase="login", clients="tcp://10.0.0.5:8786"))
 
 
 def test_an_unreachable_scheduler_is_refused_before_any_cluster_starts(monkeypatch):
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
-    from labkit.patterns.pattern_sweep import PatternSweep, SweepSite
-    from labkit.results import SweepPlan
+    from labkit.sweeps import SweepPlan, SweepRequest, run_sweep
     from labkit.runner import remote
 
     def no_cluster(*args, **kwargs):
         raise AssertionError("a cluster was asked for before the scheduler was reached")
 
-    monkeypatch.setattr(ClusterSlot, "info_for", no_cluster)
+    monkeypatch.setattr(ClusterSlot, "for_engine", no_cluster)
+    monkeypatch.setattr(ClusterSlot, "ensure", no_cluster)
     monkeypatch.setattr(remote, "CONNECT_TIMEOUT_S", 1)
     plan = SweepPlan(pattern="index-table", approaches=["pattern"], threads=[2], operations=10)
-    chosen = PatternSweep(describe("index-table"), plan, phase="login", site=SweepSite(clients="dask://127.0.0.1:9"))  # port 9 (discard): nothing listens
+    request = SweepRequest(describe("index-table"), plan, phase="login", clients="dask://127.0.0.1:9")  # port 9 (discard): nothing listens
     with pytest.raises(ConfigError, match="cannot reach the Dask scheduler at dask://127.0.0.1:9"):
-        list(chosen.rows(echo=lambda line: None))
+        run_sweep(request, echo=lambda line: None)
 
 
 def test_the_cli_says_what_a_clients_value_should_look_like(tmp_path):

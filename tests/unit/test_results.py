@@ -8,10 +8,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fakes import CountingWorkload
+from fakes import CountingWorkload, sweep
 from labkit.clusters.base import ClusterInfo
 from labkit.errors import ConfigError
-from labkit.results import METADATA_COLUMNS, ResultsStore, SweepPlan, append_rows, latency_figure, load, parse_range, sweep, throughput_figure
+from labkit.results import METADATA_COLUMNS, ResultsStore, append_rows, latency_figure, load, throughput_figure
+from labkit.sweeps import SweepPlan, parse_range
 from labkit.results import store as store_module
 
 
@@ -58,11 +59,11 @@ def test_cancelled_sweep_keeps_what_it_measured(tmp_path: Path):
     cancel = threading.Event()
     plan = SweepPlan(pattern="fan-out", approaches=["naive", "pattern"], threads=[1, 2], operations=40)
 
-    def on_result(row, result):
+    rows = []
+    for row in sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload(), store=out, cancel=cancel):
+        rows.append(row)
         if len(load(out)) == 2:
             cancel.set()
-
-    rows = list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload(), store=out, cancel=cancel, on_result=on_result))
     assert len(rows) == 2 and len(load(out)) == 2
 
 
@@ -135,11 +136,8 @@ def test_unknown_result_format_is_refused(tmp_path: Path):
     ],
 )
 def test_bad_plans_are_refused_before_anything_runs(change, match):
-    plan = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5)
-    for k, v in change.items():
-        setattr(plan, k, v)
     with pytest.raises(ConfigError, match=match):
-        list(sweep(plan, cluster_for=fake_cluster, workload_for=lambda a, c: CountingWorkload()))
+        SweepPlan(**{**dict(pattern="fan-out", approaches=["naive"], threads=[1], operations=5), **change})
 
 
 def sample_table() -> pd.DataFrame:
@@ -253,19 +251,17 @@ def test_repeated_points_are_drawn_as_their_median_with_the_spread():
     assert single.data[0].error_y.array is None and "median" not in single.layout.title.text
 
 
-def test_a_plan_is_checked_once_per_state_and_again_when_it_changes(monkeypatch):
-    """PatternSweep checks a plan when made and the sweep loop when it starts: the second check of an unchanged
-    plan does nothing; a plan changed since is checked again (and a bad run option is named)."""
+def test_a_plan_is_frozen_and_checked_when_made():
+    """A plan that cannot run is refused when made, with what to pass instead; nothing downstream can change one
+    (a sweep that knows more makes a new plan with dataclasses.replace, which is checked again)."""
+    import dataclasses
+
     plan = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5)
-    calls = []
-    original = SweepPlan._check
-    monkeypatch.setattr(SweepPlan, "_check", lambda self: (calls.append(1), original(self))[1])
-    plan.check()
-    plan.check()
-    assert len(calls) == 1
-    plan.threads = [0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.threads = [0]
     with pytest.raises(ConfigError, match="threads must be at least 1"):
-        plan.check()
-    plan.threads, plan.run_options = [1], {"warm_up": 5}
+        dataclasses.replace(plan, threads=[0])
     with pytest.raises(ConfigError, match="unknown run option"):
-        plan.check()
+        SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5, run_options={"warm_up": 5})
+    given = {"warmup": 5}
+    assert SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5, run_options=given).run_options is not given

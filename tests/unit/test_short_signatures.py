@@ -1,6 +1,6 @@
 """The seams a newcomer calls take short lists: what used to be a dozen keywords is a settings object
-(RunOptions and Watch for a run, PanelStart, PanelRuns and PanelLimits for a panel, SweepSite for where a
-sweep runs, YcsbSettings for a YCSB run), and an unknown name in one is refused with the names it knows."""
+(RunOptions and Watch for a run, PanelStart, PanelRuns and PanelLimits for a panel, SweepRequest for what a
+sweep asks for, YcsbSettings for a YCSB run), and an unknown name in one is refused with the names it knows."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.patterns.pattern_sweep import PatternSweep, run_pattern_sweep
+from labkit.sweeps import Bench, run_pattern_sweep, run_sweep
 from labkit.runner import RunOptions, run
 from labkit.widgets import ControlPanel
 from labkit.workloads.ycsb import cassandra as ycsb_cassandra
@@ -23,8 +23,9 @@ SEAMS = {
     "ycsb cassandra workload": ycsb_cassandra.workload,
     "ycsb mongodb workload": ycsb_mongodb.workload,
     "YcsbCassandra": ycsb_cassandra.YcsbCassandra.__init__,
-    "the function behind `labkit run`": run_pattern_sweep,
-    "PatternSweep": PatternSweep.__init__,
+    "the function behind `labkit run`": run_sweep,
+    "a notebook's sweep on its slot": run_pattern_sweep,
+    "Bench": Bench.__init__,
 }
 
 
@@ -43,7 +44,7 @@ def test_the_cli_calls_one_function_of_at_most_eight():
     import labkit.cli
 
     source = inspect.getsource(labkit.cli.run_pattern)
-    assert source.count("run_pattern_sweep(") == 1 and "PatternSweep(" not in source
+    assert source.count("run_sweep(") == 1 and source.count("SweepRequest(") == 1
 
 
 def test_an_unknown_option_is_named_with_the_ones_there_are():

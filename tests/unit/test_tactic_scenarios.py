@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from labkit.cli import app
+from labkit.clusters.contract import ContractOnly
 from labkit.errors import ConfigError, LabkitError
 from labkit.tactics.scenarios import SCENARIOS, ScenarioRunner, TacticScenario, scenarios, section_plan
 from labkit.tactics.cassandra import SetNodeCpu
@@ -52,10 +53,9 @@ def test_unknown_profiles_runs_and_kinds_are_refused_with_the_choices():
         TacticScenario("x", "sideways", lambda: SetNodeCpu(1), 1, 0.5, 10)
 
 
-class FakeCluster:
-    from labkit.clusters.contract import Capabilities
-
-    capabilities = Capabilities(resize=True, budgets=True)
+class FakeCluster(ContractOnly):
+    def budgets(self):
+        return self
 
     def __init__(self, nodes, node_cpu):
         self.nodes, self.node_cpu, self.stopped = list(range(nodes)), node_cpu, False

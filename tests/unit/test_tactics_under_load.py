@@ -9,6 +9,7 @@ import time
 import pytest
 
 from labkit.clusters.base import ClusterInfo
+from labkit.clusters.contract import ContractOnly
 from labkit.errors import ConfigError
 from labkit.runner import BaseWorkload, Verification
 from labkit.runner.timeline import Stamps, Timeline
@@ -16,7 +17,7 @@ from labkit.tactics import Tactic, TacticError, run_under_load
 from labkit.tactics.cassandra import ChangeConsistency, CreateIndex, Decommission, RaiseReplication, ring
 
 
-class FakeCluster:
+class FakeCluster(ContractOnly):
     node_cpu = None
 
     def __init__(self, nodes: int = 3):
@@ -117,9 +118,11 @@ def test_cassandra_tactics_refuse_what_the_cluster_or_workload_cannot_do():
         ChangeConsistency("MOST")
 
     class Local(FakeCluster):
-        from labkit.clusters.contract import Capabilities
+        def node_admin(self):
+            return self
 
-        capabilities = Capabilities(resize=True, admin=True, membership=True)
+        def membership(self):
+            return self
 
         def nodetool(self, *a, **k):
             return ""
@@ -152,7 +155,10 @@ UJ  127.0.0.4  98.51 KiB   1       16.7%             1b3c0c3e-1111-2222-3333-444
 DN  127.0.0.2  1.1 MiB     1       50.0%             2b3c0c3e-1111-2222-3333-444455556666  rack1
 """
 
-    class Status:
+    class Status(ContractOnly):
+        def node_admin(self):
+            return self
+
         def live_nodes(self):
             return [type("N", (), {"name": "node1"})()]
 

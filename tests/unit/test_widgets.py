@@ -9,12 +9,13 @@ import fake_pattern
 from fake_pattern import PATTERN
 from fake_pattern import cassandra as fake_binding
 from labkit.clusters.base import ClusterInfo
+from labkit.clusters.contract import ContractOnly
 from labkit.clusters.slot import ClusterSlot
 from labkit.errors import ConfigError
 from labkit.widgets import ControlPanel, PanelStart, thread_counts
 
 
-class FakeCluster:
+class FakeCluster(ContractOnly):
     """Stands for a started cluster in these view tests: it only describes itself."""
 
     started: list[int] = []
@@ -31,6 +32,9 @@ class FakeCluster:
 
     def stop(self):
         self.stopped = True
+
+    def cpu_meter(self):
+        return None  # no server processes to meter
 
 
 def start(n):
@@ -193,9 +197,10 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
     budgets_seen = []
 
     class BudgetedCluster(FakeCluster):
-        from labkit.clusters.contract import Capabilities
+        node_cpu = None
 
-        capabilities = Capabilities(resize=True, budgets=True)  # declared, so the slot re-budgets it in place
+        def budgets(self):
+            return self  # it has budgets, so the slot re-budgets it in place
 
         def set_node_cpu(self, cores):
             budgets_seen.append(cores)

@@ -224,7 +224,7 @@ def test_the_description_compares_mixes_in_the_mix_phases_and_index_kinds_in_the
     with pytest.raises(ConfigError, match="in phase index-query"):
         WORKLOAD.check_approaches(["baseline/a"], "index-query")
     plan = WORKLOAD.sweep_plan("quick", "offered-load")
-    assert plan.targets == list(WORKLOAD.named_sweep("quick", "offered-load").targets) and plan.operations_at(400) == 800
+    assert plan.targets == tuple(WORKLOAD.named_sweep("quick", "offered-load").targets) and plan.operations_at(400) == 800
     assert plan.runs == len(plan.approaches) * len(plan.targets)
     with pytest.raises(ConfigError, match="max_scan"):
         WORKLOAD.resolve("index-insert", {"max_scan": 10})
@@ -251,9 +251,9 @@ def test_the_cache_phase_starts_its_cluster_with_the_chunk_cache_it_reads_throug
 
 
 def test_a_sweep_names_the_approaches_it_compares_by_default():
-    assert WORKLOAD.sweep_plan("quick", "cache").approaches == ["baseline/c"]
-    assert WORKLOAD.sweep_plan("classroom", "offered-load").approaches == ["baseline/a", "baseline/b", "baseline/c", "baseline/e"]
-    assert WORKLOAD.sweep_plan("quick", "mix").approaches == list(WORKLOAD.approaches_for("mix"))
+    assert WORKLOAD.sweep_plan("quick", "cache").approaches == ("baseline/c",)
+    assert WORKLOAD.sweep_plan("classroom", "offered-load").approaches == ("baseline/a", "baseline/b", "baseline/c", "baseline/e")
+    assert WORKLOAD.sweep_plan("quick", "mix").approaches == tuple(WORKLOAD.approaches_for("mix"))
     assert WORKLOAD.named_sweep("quick", "cache", {"cache": {"approaches": ["baseline/b"]}}).approaches == ("baseline/b",)
 
 

@@ -12,12 +12,12 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Self, Sequence
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities
+from ..contract import Capabilities, ContractOnly
 from ...home import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES
@@ -67,7 +67,7 @@ def readiness(states: dict[str, tuple[str, str, int | None]], servers: Sequence[
     return (not waiting, "waiting for " + ", ".join(f"{n} ({'/'.join(filter(None, states.get(n, ('missing', '', None))[:2]))})" for n in waiting))
 
 
-class ComposeCluster:
+class ComposeCluster(ContractOnly):
     """Base of the compose clusters: the compose lifecycle; subclasses add the engine's own readiness
     check and driver objects."""
 
@@ -120,13 +120,13 @@ class ComposeCluster:
         )
         return path
 
-    def __enter__(self) -> "ComposeCluster":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
 
-    def start(self) -> "ComposeCluster":
+    def start(self) -> Self:
         ok, detail = compose_available(self.runner)
         if not ok:
             raise NotAvailableError(

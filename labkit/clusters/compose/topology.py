@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -270,7 +270,7 @@ def topology(engine: str, nodes: int, node_cpu: float | None = None, **options: 
     data-bearing service a `cpus:` limit (the compose form of labkit's per-node CPU budget)."""
     from ..contract import check_cores
 
-    makers = {"cassandra": cassandra, "mongodb": mongodb, "couchbase": couchbase}
+    makers: dict[str, Callable[..., dict[str, Any]]] = {"cassandra": cassandra, "mongodb": mongodb, "couchbase": couchbase}
     if engine not in makers:
         raise ConfigError(f"no compose topology for engine {engine!r}: choose one of {', '.join(makers)}")
     document = makers[engine](nodes, **options)
@@ -309,7 +309,7 @@ def write(directory: Path, name: str, document: dict[str, Any]) -> Path:
     return path
 
 
-EXAMPLES = {
+EXAMPLES: dict[str, tuple[str, int, dict[str, Any]]] = {
     "cassandra-3.yml": ("cassandra", 3, {}),
     "cassandra-4-2dc.yml": ("cassandra", 4, {"dcs": 2}),
     "cassandra-4-budget.yml": ("cassandra", 4, {"node_cpu": 0.5}),

@@ -12,12 +12,12 @@ from typing import Any
 
 from ...errors import LabkitError, NotAvailableError
 from ..base import ClusterInfo
-from ..contract import NOTHING
+from ..contract import NOTHING, ContractOnly
 from . import records
 from .records import ExternalNode
 
 
-class ExternalCluster:
+class ExternalCluster(ContractOnly):
     """A cluster labkit did not start: it connects, labels and measures from outside, and never starts,
     resizes, budgets or stops it."""
 

@@ -53,10 +53,11 @@ class ExternalCouchbaseCluster(ExternalCluster):
     def __init__(self, nodes: int | None = None, node_cpu: float | None = None, uri: str | None = None, hosts: Any = None, **_ignored: Any):
         records.refuse_budget(node_cpu)
         saved = records.recorded(NAME) or {}
-        self.connection_string = connection_string_from(uri, hosts) or os.environ.get(CONNECTION_ENV) or saved.get("connection_string")
-        if not self.connection_string:
+        given = connection_string_from(uri, hosts) or os.environ.get(CONNECTION_ENV) or saved.get("connection_string")
+        if not given:
             raise ConfigError(f"no external Couchbase cluster is recorded: run `labkit up couchbase --provider external --uri couchbase://HOST` "
                               f"(or set {CONNECTION_ENV}) first")
+        self.connection_string: str = given
         self.bucket = os.environ.get(BUCKET_ENV) or saved.get("bucket") or DEFAULT_BUCKET
         self.requested_nodes = nodes
         self.node_cpu = None

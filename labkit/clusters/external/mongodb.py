@@ -52,10 +52,11 @@ class ExternalMongoCluster(ExternalCluster):
                  port: int | None = None, **_ignored: Any):
         records.refuse_budget(node_cpu)
         saved = records.recorded(NAME) or {}
-        self.uri = uri_from(uri, hosts, port) or os.environ.get(URI_ENV) or saved.get("uri")
-        if not self.uri:
+        given = uri_from(uri, hosts, port) or os.environ.get(URI_ENV) or saved.get("uri")
+        if not given:
             raise ConfigError(f"no external MongoDB is recorded: run `labkit up mongodb --provider external --uri mongodb://HOST:PORT/` "
                               f"(or set {URI_ENV}) first")
+        self.uri: str = given
         self.requested_nodes = nodes
         self.node_cpu = None
         self.nodes: list[ExternalNode] = []

@@ -28,7 +28,7 @@ from ...faults import heal_all
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities
+from ..contract import Adoption, Capabilities, ContractOnly, InternodeLinks, LocalServers, Membership, NodeAdmin, NodeBudgets, NodeFaults
 from ...home import clusters_dir
 from ...host import loopback
 from . import budgets, cassandra_cds, memory, ports
@@ -126,13 +126,12 @@ class CassandraNode:
         return f"<CassandraNode {self.name} {self.address} {self.spec.dc} {self.state}>"
 
 
-class LocalCassandraCluster:
+class LocalCassandraCluster(ContractOnly):
     """N real Cassandra nodes on loopback, optionally in two datacenters (GossipingPropertyFileSnitch)."""
 
     provider = "local"
     engine = "cassandra"
-    capabilities = Capabilities(resize=True, budgets=True, datacenters=True, membership=True, admin=True, server_cpu=True, adopt=True,
-                                proxied_links=True)
+    capabilities = Capabilities(resize=True, adopt=True)
 
     def __init__(
         self,
@@ -191,7 +190,7 @@ class LocalCassandraCluster:
         self._links_server().proxy(f"internode-{node.name}", listen=f"{node.spec.broadcast}:{STORAGE_PORT}",
                                    upstream=f"{node.address}:{STORAGE_PORT}")
 
-    def internode_links(self):
+    def internode_links(self) -> InternodeLinks:
         """What cuts and heals the datacenters' links: the proxies when the cluster has them, else iptables."""
         from ...faults.links import IptablesLinks, ProxiedLinks
 
@@ -263,7 +262,7 @@ class LocalCassandraCluster:
                 for host, port in ((node.address, CQL_PORT), (node.address, STORAGE_PORT), (node.address, node.spec.jmx_port))]
         if self.internode_proxy:
             links = self._links_server()
-            held += [(n.spec.broadcast, STORAGE_PORT) for n in self.nodes] + [(links.host, links.port)]
+            held += [(n.spec.broadcast, STORAGE_PORT) for n in self.nodes if n.spec.broadcast is not None] + [(links.host, links.port)]  # every node has one here
         return held
 
     @property
@@ -582,11 +581,31 @@ class LocalCassandraCluster:
     def stop_state_dir(cls, directory: Path) -> None:
         reap(directory)
 
+    # ---- what it can do (the contract's capabilities; after set_node_cpu, whose module `budgets` they would hide) ----
+
+    def budgets(self) -> NodeBudgets:
+        return self
+
+    def membership(self) -> Membership:
+        return self
+
+    def node_admin(self) -> NodeAdmin:
+        return self
+
+    def node_faults(self) -> NodeFaults:
+        return self
+
+    def local_servers(self) -> LocalServers:
+        return self
+
+    def adoption(self) -> Adoption:
+        return self
+
 
 def describe(directory: Path) -> dict[str, Any]:
     """Status of the cluster stored in `directory`, from its state file and live processes."""
     state = json.loads((directory / "cluster.json").read_text())
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for spec in map(lambda d: NodeSpec(**d), state["nodes"]):
         node_status, pid = node_state(spec)
         group = budgets.group_of(directory, spec.name)

@@ -27,7 +27,7 @@ from ...host.users import current_user
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...home import clusters_dir
-from ..contract import Capabilities
+from ..contract import Capabilities, ContractOnly, LocalServers, NodeBudgets
 from . import budgets, hbase_config as config, hbase_install as install, memory, ports
 from .hbase_admin_session import AdminSession
 from .node_cpu import NodeCpuMeter
@@ -94,12 +94,12 @@ def command_line(proc: HBaseProcess, java: str, version: str = install.DEFAULT_V
     return head + main
 
 
-class LocalHBaseCluster:
+class LocalHBaseCluster(ContractOnly):
     """`nodes` region servers behind one master, ZooKeeper and Thrift gateway, all on this home's loopback range."""
 
     provider = "local"
     engine = "hbase"
-    capabilities = Capabilities(resize=True, budgets=True, server_cpu=True)
+    capabilities = Capabilities(resize=True)
 
     def __init__(self, nodes: int = 2, version: str = install.DEFAULT_VERSION, startup_timeout: float | None = None,
                  detached: bool = False, node_cpu: float | None = None, gateway_in_budget: bool = False,
@@ -285,8 +285,9 @@ class LocalHBaseCluster:
     def set_node_cpu(self, node_cpu: float | None) -> None:
         """Give every region server a CPU budget of `node_cpu` cores (None removes the budgets)."""
         self.node_cpu = budgets.checked(node_cpu)
-        if budgets.cluster_cap(self.directory) is not None:  # lifted first: cgroup v1 refuses a child's quota above its parent's
-            budgets.set_quota(budgets.cluster_group_path(self.directory), None)
+        top = budgets.cluster_group_path(self.directory)
+        if top is not None and budgets.cluster_cap(self.directory) is not None:  # lifted first: cgroup v1 refuses a child's quota above its parent's
+            budgets.set_quota(top, None)
         budgets.budget_processes(self.directory, self.node_processes(), self.node_cpu)
         slack = timer_slack.BUDGETED_NS if self.node_cpu is not None else timer_slack.LINUX_DEFAULT_NS
         for proc in self.node_processes().values():  # the same kernel setting as a budgeted Cassandra node's
@@ -407,6 +408,14 @@ class LocalHBaseCluster:
     @classmethod
     def stop_state_dir(cls, directory: Path) -> None:
         reap(directory)
+
+    # ---- what it can do (the contract's capabilities; after set_node_cpu, whose module `budgets` they would hide) ----
+
+    def budgets(self) -> NodeBudgets:
+        return self
+
+    def local_servers(self) -> LocalServers:
+        return self
 
 
 def log_tail(path: Path, lines: int = 15) -> str:

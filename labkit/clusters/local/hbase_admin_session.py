@@ -15,7 +15,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ...errors import LabkitError
 
@@ -36,8 +36,9 @@ class AdminSession:
         with self._lock:
             process = self._running()
             try:
-                process.stdin.write(("\t".join(args) + "\n").encode())
-                process.stdin.flush()
+                stdin, _stdout = _pipes(process)
+                stdin.write(("\t".join(args) + "\n").encode())
+                stdin.flush()
                 line = self._read_line(process, timeout)
             except (BrokenPipeError, OSError):
                 line = None
@@ -66,8 +67,9 @@ class AdminSession:
         """The next JSON line on the tool's stdout within `timeout`, skipping anything else it prints; None when
         it did not answer or exited. Reads the pipe itself (no buffered reader whose buffer a select cannot see)."""
         deadline = time.monotonic() + timeout
+        _stdin, stdout = _pipes(process)
         with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
+            selector.register(stdout, selectors.EVENT_READ)
             while True:
                 while b"\n" in self._pending:
                     line, self._pending = self._pending.split(b"\n", 1)
@@ -77,14 +79,14 @@ class AdminSession:
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(timeout=left):
                     return None
-                chunk = os.read(process.stdout.fileno(), 65536)
+                chunk = os.read(stdout.fileno(), 65536)
                 if not chunk:
                     return None
                 self._pending += chunk
 
     def _end(self, process: subprocess.Popen, kill: bool = False) -> None:
         """Close its stdin and let it exit (it closes its HBase connection), or kill it (a call it did not answer)."""
-        for pipe in (process.stdin, process.stdout):
+        for pipe in _pipes(process):
             try:
                 pipe.close()
             except OSError:  # a pipe whose other end is gone
@@ -106,3 +108,10 @@ class AdminSession:
         except OSError:
             return ""
         return (":\n" + "\n".join(lines)) if lines else ""
+
+
+def _pipes(process: subprocess.Popen) -> tuple[IO[bytes], IO[bytes]]:
+    """The tool's stdin and stdout: `_running` always opens both as pipes."""
+    if process.stdin is None or process.stdout is None:
+        raise LabkitError("HBase's admin tool was started without its pipes")
+    return process.stdin, process.stdout

@@ -20,7 +20,7 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities
+from ..contract import Capabilities, ContractOnly, LocalServers, NodeBudgets
 from ...home import clusters_dir
 from ...host import processes
 from . import budgets
@@ -88,12 +88,12 @@ def command_line(proc: MongoProcess, mongod: str, mongos: str, config: MongoProc
     ]
 
 
-class LocalMongoCluster:
+class LocalMongoCluster(ContractOnly):
     """`nodes` shards (one-member replica sets) behind one mongos on 127.0.0.1:27017."""
 
     provider = "local"
     engine = "mongodb"
-    capabilities = Capabilities(resize=True, budgets=True, server_cpu=True)
+    capabilities = Capabilities(resize=True)
 
     def __init__(self, nodes: int = 2, startup_timeout: float | None = None, detached: bool = False, node_cpu: float | None = None):
         """`node_cpu`: CPU budget of each shard's mongod in cores, applied once the cluster is ready (the
@@ -200,7 +200,7 @@ class LocalMongoCluster:
         from pymongo import MongoClient
         from pymongo.errors import OperationFailure
 
-        client = MongoClient(proc.address, directConnection=True, serverSelectionTimeoutMS=10_000)
+        client: MongoClient[dict[str, Any]] = MongoClient(proc.address, directConnection=True, serverSelectionTimeoutMS=10_000)
         try:
             try:
                 client.admin.command("replSetInitiate", {"_id": proc.replica_set, "configsvr": proc.role == "configsvr", "members": [{"_id": 0, "host": proc.address}]})
@@ -281,6 +281,14 @@ class LocalMongoCluster:
     @classmethod
     def stop_state_dir(cls, directory: Path) -> None:
         reap(directory)
+
+    # ---- what it can do (the contract's capabilities; after set_node_cpu, whose module `budgets` they would hide) ----
+
+    def budgets(self) -> NodeBudgets:
+        return self
+
+    def local_servers(self) -> LocalServers:
+        return self
 
 
 def reap(directory: Path, wipe: bool = False) -> list[int]:

@@ -60,13 +60,13 @@ class NodeCpuMeter:
         0.15 core a bulk load or a full-table read times out, and a fresh JVM compiles its hot code far
         slower), then put back each group's quota as it was when lifted, whatever happens. With `settle`
         (before a measured window) the nodes first finish what the unmeasured work queued."""
-        lifted = []
+        lifted: list[tuple[Path, float]] = []
         cap = budgets.budget_of(self.cap) if self.cap is not None else None
-        if cap is not None:
+        if self.cap is not None and cap is not None:
             lifted.append((self.cap, cap[0]))
         for _proc, budget, group in self.nodes.values():
             current = budgets.budget_of(group) if group is not None and budget else None
-            if current is not None:  # a tactic may have changed it since the meter was made: restore what is there now
+            if group is not None and current is not None:  # a tactic may have changed it since the meter was made: restore what is there now
                 lifted.append((group, current[0]))
         for group, _cores in lifted:
             budgets.set_quota(group, None)
@@ -90,7 +90,7 @@ class NodeCpuMeter:
             before = self._cpu_now()
             time.sleep(window_s)
             after = self._cpu_now()
-            used = {n: (after[n] - before[n]) / window_s for n in before if before[n] is not None and after[n] is not None}
+            used = {n: (now - was) / window_s for n, was in before.items() if was is not None and (now := after[n]) is not None}
             if not used or max(used.values()) <= quiet_cores:
                 self.idle_cores = used
                 break

@@ -140,8 +140,9 @@ class _Node:
         self.paused_s = throttling(group)["throttled_s"]
 
     def step(self, now: float, dt: float) -> None:
-        cpu = _cpu_s(self.pid) if self.pid else None
-        if cpu is None:
+        pid = self.pid
+        cpu = _cpu_s(pid) if pid else None
+        if pid is None or cpu is None:
             return
         used, self.last = cpu - (self.last if self.last is not None else cpu), cpu
         try:
@@ -155,13 +156,13 @@ class _Node:
         cores = budget[0]
         self.credit = min(self.credit + cores * dt - used, cores * PERIOD_S)
         if self.credit < 0 and self.paused_at is None:
-            if _signal(self.pid, signal.SIGSTOP):
+            if _signal(pid, signal.SIGSTOP):
                 self.paused_at = now
         elif self.credit >= 0:
             self.resume(now)
 
     def resume(self, now: float) -> None:
-        if self.paused_at is not None:
+        if self.paused_at is not None and self.pid is not None:  # paused only ever with a pid
             _signal(self.pid, signal.SIGCONT)
             self.paused_s += now - self.paused_at
             self.paused_at = None

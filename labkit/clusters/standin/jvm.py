@@ -16,7 +16,7 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities
+from ..contract import Capabilities, ContractOnly
 from ...host import processes
 from ..local.cassandra_install import require_java17
 from ...home import clusters_dir, labkit_home
@@ -29,7 +29,7 @@ def cache_dir(name: str) -> Path:
     return labkit_home() / "standin" / name
 
 
-class StandinServer:
+class StandinServer(ContractOnly):
     """Base of the stand-ins: subclasses say which command serves which port, and what it really is."""
 
     provider = "standin"

@@ -15,7 +15,7 @@ from ...clusters.local.cassandra import LocalCassandraCluster
 from ...errors import ConfigError
 
 if TYPE_CHECKING:
-    from ...clusters.contract import CassandraCluster
+    from ...clusters.contract import CassandraCluster, NodeFaults
     from ...patterns.exercise import CheckReport
 
 NODES = 3
@@ -114,11 +114,17 @@ def check_exercise(my_choices: Callable[[], Any], cluster: CassandraCluster, row
                               f"{shown}: {w} + {r} is not more than {rf}, so a read can ask only replicas the last write has not reached yet")
         return report.add("cart: a read overlaps every acknowledged write", True, f"{shown}: {w} + {r} > {rf}")
 
+    def node_faults() -> NodeFaults:
+        """What stops and restarts node 3 (the first step made sure the cluster is a local one, which has it)."""
+        faults = cluster.node_faults()
+        if faults is None:
+            raise ConfigError(f"this check stops a node of a {NODES}-node cluster it started: run the notebook with provider='local', nodes={NODES}")
+        return faults
+
     def stop_node_3() -> str | None:
         if found.get("stopped"):
             return None
-        node = cluster.node(STOPPED)
-        cluster.stop_node(STOPPED)  # SIGTERM, waited for: the node's shutdown announced it down to the others over gossip
+        node = node_faults().stop_node(STOPPED)  # SIGTERM, waited for: the node's shutdown announced it down to the others over gossip
         found["stopped"] = True
         time.sleep(GOSSIP_SETTLE_S)
         return f"node {STOPPED} ({node.address}) stopped"
@@ -180,6 +186,6 @@ def check_exercise(my_choices: Callable[[], Any], cluster: CassandraCluster, row
         ])
     finally:
         if found.get("stopped"):
-            cluster.restart_node(STOPPED)
+            node_faults().restart_node(STOPPED)
         if "session" in found:
             found["session"].cluster.shutdown()

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from cassandra import ConsistencyLevel
 from cassandra.query import BatchStatement, BatchType, PreparedStatement, SimpleStatement
 
-from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError, LabkitError
@@ -367,9 +366,10 @@ class DistortedReplicas(CassandraWorkload):
                 problems.append(f"{structure}: {len(missing)} publications missing (first {missing[:3]}), {len(extra)} that should not be there (first {extra[:3]})")
             wrong, stale = [], []
             for pub_id, row in held.items():
-                pub = expected.get(pub_id)
-                if pub is None:
+                found = expected.get(pub_id)
+                if found is None:
                     continue
+                pub = found
                 if structure == "vertical" and row["_groups"] != len(GROUP_NAMES):
                     wrong.append(f"{pub_id} has {row['_groups']} of {len(GROUP_NAMES)} parts")
                     continue
@@ -486,7 +486,8 @@ def storage_cost(cluster: CassandraCluster, keyspace: str | None = None) -> list
     every node): what keeping a replica in another shape costs. Local clusters only. `keyspace`: default,
     this user's (the read phases' keyspace in the user's namespace)."""
     keyspace = keyspace or namespaced(KEYSPACE, namespace_for(cluster))
-    if not capabilities_of(cluster).admin:
+    admin = cluster.node_admin()
+    if admin is None:
         raise ConfigError("storage_cost reads nodetool tablestats: it needs a cluster labkit started locally")
     names = [n.name for n in cluster.nodes]
     shapes = {"publications": "aggregate (by publication)", **{t: f"vertical part: {g}" for g, t in VERTICAL.items()},
@@ -494,9 +495,9 @@ def storage_cost(cluster: CassandraCluster, keyspace: str | None = None) -> list
     live: dict[str, int] = {t: 0 for t in shapes}
     partitions: dict[str, int] = {t: 0 for t in shapes}
     for name in names:  # one flush and one tablestats per node: each nodetool call starts a JVM
-        cluster.nodetool(name, "flush", keyspace)
+        admin.nodetool(name, "flush", keyspace)
         table = None
-        for line in cluster.nodetool(name, "tablestats", keyspace).splitlines():
+        for line in admin.nodetool(name, "tablestats", keyspace).splitlines():
             line = line.strip()
             if line.startswith("Table: "):
                 table = line.split(":", 1)[1].strip()

@@ -117,7 +117,7 @@ class ShardRouting(Namespaced, BaseWorkload):
                 cql.write_all(s, self._insert(shard), [by_author_row(p, pos, a) for p in pubs for pos, a in enumerate(p.authors)])
             for what, pub_id, frm, to in placement.history:
                 pub = placement.corpus.by_id[pub_id]
-                if what == "move":
+                if to is not None:  # a move (a delete has nowhere to)
                     self._write(to, pub)
                 self._delete(frm, pub)
             filters = placement.build_filters()

@@ -235,7 +235,7 @@ class Placement:
             authors = self.corpus.by_id[pub_id].authors
             for a in authors:
                 filters[frm].remove(a)
-                if what == "move":
+                if to is not None:  # a move (a delete has nowhere to)
                     filters[to].add(a)
         return filters
 

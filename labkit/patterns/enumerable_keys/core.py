@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Self
 
 from ...errors import ConfigError
 from ...runner import BaseWorkload, Transaction, Verification
@@ -122,6 +122,11 @@ class CommentStore(BaseWorkload):
         return self.approach == "naive"
 
     # ---- what an engine supplies -----------------------------------------------------------------
+
+    @classmethod
+    def for_cluster(cls, cluster: Any, approach: str, phase: str, **options: Any) -> Self:
+        """The store of this engine on `cluster` (its connection view), for one phase of one approach."""
+        raise NotImplementedError
 
     def reset(self) -> None:
         """Remove the post and all its comments."""

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from pymongo import ReturnDocument
 
 from ...runner import Transaction
-from .core import CommentStore
 from .mongodb import MongoComments as _Binding
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ class MongoCommentsExercise(_Binding):
         raise NotImplementedError("read_page() is not written yet")
 
 
-def check_exercise(workload_class: type[CommentStore], cluster: MongoCluster, comments: int = 200) -> "CheckReport":
+def check_exercise(workload_class: type[MongoCommentsExercise], cluster: MongoCluster, comments: int = 200) -> "CheckReport":
     """The exercise's check: the student's own add() and read_page() (not the library's), run for real (200
     comments from 4 threads, then pages newest first over deleted ones), and their access paths, from the
     commands the client sent: a comment is one counter increment and one insert, never a change to a list in

@@ -99,7 +99,7 @@ class MongoComments(Namespaced, ClientPerProcess, CommentStore):
             return super().highest_number(stored_numbers)
         return (self.db.posts.find_one({"_id": self.post}) or {}).get("count", 0)
 
-    def server_counters(self) -> dict[str, int] | None:
+    def server_counters(self) -> dict[str, float] | None:
         """MongoDB's own count of write conflicts and lock waits (real servers; a stand-in has none)."""
         from ...engines import mongodb
 

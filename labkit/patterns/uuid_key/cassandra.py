@@ -38,7 +38,6 @@ from cassandra.query import SimpleStatement
 
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
-from ...clusters.contract import capabilities_of
 from ...errors import ConfigError
 from ...faults.links import IptablesLinks, partition_kind
 from ...namespace import Namespaced, in_namespace, namespaced
@@ -232,7 +231,7 @@ WAN_PROXY_PORT = 19142
 
 
 def workload(
-    approach: str, phase: str, cluster: CassandraCluster, operations: int, one_way_ms: int = 70, replication: int = 1, toxiproxy: Any = None
+    approach: str, phase: str, cluster: CassandraCluster, operations: int, one_way_ms: float = 70, replication: int = 1, toxiproxy: Any = None
 ) -> UuidKey:
     """The workload of one run: `operations` registrations, half per region. The availability test sets
     Ireland's link to dc1 to `one_way_ms` each way on `toxiproxy`; the partition test cuts dc1 | dc2 in
@@ -249,7 +248,8 @@ def workload(
         toxiproxy.set_link_latency("wan-dc1", one_way_ms)
         return in_namespace(UuidKey(datacenters, approach, phase, operations // 2, wan_proxy=wan, replication=replication), cluster)
     made = UuidKey(datacenters, approach, phase, operations // 2, replication=replication, repair=lambda: converge(cluster, made.keyspace))
-    made.links = cluster.internode_links() if capabilities_of(cluster).proxied_links else IptablesLinks()
+    links = cluster.internode_links()
+    made.links = links if links is not None else IptablesLinks()
     return in_namespace(made, cluster)
 
 
@@ -294,10 +294,13 @@ def converge(cluster: CassandraCluster, keyspace: str = KEYSPACE, timeout: float
     replica holds every surviving record (hints alone may still be on their way)."""
     from ...errors import LabkitError
 
+    admin = cluster.node_admin()
+    if admin is None:
+        raise ConfigError("converging after a partition runs nodetool repair on the nodes: it needs a cluster labkit started (provider local)")
     deadline = time.monotonic() + timeout
     while True:
         try:
-            cluster.nodetool(1, "repair", "-full", keyspace)
+            admin.nodetool(1, "repair", "-full", keyspace)
             return
         except LabkitError:
             if time.monotonic() > deadline:

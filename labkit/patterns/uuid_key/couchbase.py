@@ -30,7 +30,7 @@ from ...runner import Transaction
 from .core import ONE_TRIP, REGIONS, TwoRegionRegistration
 
 if TYPE_CHECKING:
-    from ...clusters.contract import CouchbaseCluster
+    from ...clusters.compose.provider import ComposeCouchbaseCluster
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class CouchbaseRegions:
     password: str
     bucket: str
     server_version: str = "?"
-    cluster: CouchbaseCluster = None  # the compose deployment labkit started for them, if it did
+    cluster: ComposeCouchbaseCluster | None = None  # the compose deployment labkit started for them, if it did
 
     def stop(self) -> None:
         if self.cluster is not None:
@@ -221,7 +221,8 @@ def both_tests(regions: CouchbaseRegions, users: int, threads: int, provider: st
             rows.append({
                 "engine": "couchbase", "server_version": regions.server_version, "provider": provider, "nodes": "1 per cluster, 2 clusters (XDCR)",
                 "phase": phase, "approach": approach, "threads": threads,
-                **{f"{region} mean (ms)": round(result.ops[f"register_{region}"].mean_us / 1000, 2) for region in REGIONS if f"register_{region}" in result.ops},
+                **{f"{region} mean (ms)": round(mean / 1000, 2) for region in REGIONS
+                   if f"register_{region}" in result.ops and (mean := result.ops[f"register_{region}"].mean_us) is not None},
                 "registered": checks.get("registered_usa", 0) + checks.get("registered_ireland", 0), "keys handed out twice": checks.get("collisions"),
                 "stored after convergence": checks.get("stored"), "verify_ok": None if result.verification is None else result.verification.ok,
                 "verify_problems": "" if result.verification is None else "; ".join(result.verification.problems),

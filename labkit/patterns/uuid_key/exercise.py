@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from ...runner import Transaction
 from .cassandra import UuidKey as _Binding
 from ...engines import cassandra as cql
-from ...clusters.contract import capabilities_of
 from ...namespace import in_namespace
 from .cassandra import COUNTER, WAN_PROXY_PORT, UuidKey, converge
 from .core import REGIONS
@@ -142,8 +141,9 @@ def check_exercise(workload_class: type[UuidKey], cluster: CassandraCluster, use
     def uuids(report: CheckReport) -> bool:
         workload = in_namespace(workload_class(cluster.datacenters(), "pattern", "partition", users,
                                                repair=lambda: converge(cluster, workload.keyspace)), cluster)  # the namespaced keyspace
-        if capabilities_of(cluster).proxied_links:
-            workload.links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
+        links = cluster.internode_links()  # iptables, or the cluster's toxiproxy links (no root)
+        if links is not None:
+            workload.links = links
         return run_step(report, f"{users} UUID registrations per region during a partition, then heal and repair", workload, 2 * users, threads)
 
     return check_all(f"UUID Key exercise ({workload_class.__name__})", [Graded(own, 0), Graded(counter, 3, [own]), Graded(uuid_path, 1, [own]), Graded(uuids, 2, [own])])

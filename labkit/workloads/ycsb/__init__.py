@@ -6,6 +6,8 @@ named after it (`cassandra`, `mongodb`, `hbase`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...patterns.description import Pattern, Setting, NamedSweep
 from .core import (
     APPROACHES, DISTRIBUTIONS, INDEX_APPROACHES, INDEX_PHASES, INSERT_ORDERS, MIX_APPROACHES, MIX_NAMES, MIX_PHASES, MIXES, NAME, PHASES,
@@ -13,20 +15,20 @@ from .core import (
 )
 
 CONSISTENCY_LEVELS = ("ONE", "TWO", "QUORUM", "ALL")
-QUICK = {"records": 2000}
-CLASSROOM = {"records": 20000}
-SPREAD = {"distribution": "uniform", "chunk_cache_mb": 6}
+QUICK: dict[str, Any] = {"records": 2000}
+CLASSROOM: dict[str, Any] = {"records": 20000}
+SPREAD: dict[str, Any] = {"distribution": "uniform", "chunk_cache_mb": 6}
 """The cache sweeps read every record alike (uniform), so the working set is the whole table: 12,000
 records of 1 KB are about 13 MiB on disk on one node (random fields hardly compress), 4.4 MiB per node on
 three, against a 6 MiB chunk cache; 1,500 records fit anywhere."""
-SMOKE = {"records": 1000}
-SMOKE_SPREAD = {**SPREAD, "chunk_cache_mb": 3}
+SMOKE: dict[str, Any] = {"records": 1000}
+SMOKE_SPREAD: dict[str, Any] = {**SPREAD, "chunk_cache_mb": 3}
 """The smoke cache sweeps at half the quick table and half its chunk cache: 6,000 records, about 6.5 MiB on one
 node and 3.3 MiB per node on two, against 3 MiB; 750 records fit anywhere."""
 KNEE_MIXES = tuple(f"baseline/{m}" for m in ("a", "b", "c", "e"))
 """The mixes the classroom offered-load sweep (and its benchmark) paces."""
 READ_ONLY = ("baseline/c",)
-PRIMARY_KEY = {"fields": 1, "distribution": "uniform", "consistency": "ONE", "replication": 1}
+PRIMARY_KEY: dict[str, Any] = {"fields": 1, "distribution": "uniform", "consistency": "ONE", "replication": 1}
 """The getting-started baseline and the node-budget benchmark: workload A on one 100-character field,
 every record alike (uniform), so each node of a budgeted cluster serves an equal share of the keys."""
 

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from cassandra import ConsistencyLevel
 from cassandra.query import SimpleStatement
 
-from ...clusters.contract import capabilities_of
 from ...engines import cassandra as cql
 from ...engines.cassandra_ranges import RangeReader
 from ...errors import ConfigError
@@ -88,8 +87,9 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.loaded (name text PRIMARY KEY, shape text)")
         tag = "tag int, " if self.indexed else ""
         cql.execute_ddl(s, f"CREATE TABLE IF NOT EXISTS {self.keyspace}.{self.table} (y_id text PRIMARY KEY, {tag}{cols})")
-        if self.indexed and index_statement(self.approach, self.keyspace):
-            cql.execute_ddl(s, index_statement(self.approach, self.keyspace))
+        index = index_statement(self.approach, self.keyspace) if self.indexed else None
+        if index:
+            cql.execute_ddl(s, index)
         loaded = s.execute(SimpleStatement(f"SELECT shape FROM {self.keyspace}.loaded WHERE name = %s", consistency_level=ConsistencyLevel.QUORUM),
                            (self.table,)).one()
         if self.phase == "cache":
@@ -129,6 +129,8 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def check_chunk_cache(self) -> None:
         """The nodes run with the chunk cache this sweep asks for (their own cache table says so), or a clear error."""
+        if self.chunk_cache_mb is None:
+            raise ConfigError("the cache phase runs the nodes with a chunk cache: give chunk_cache_mb")
         for rows in cql.per_node(self.session, "SELECT name, capacity_bytes FROM system_views.caches").values():
             capacity = next((r.capacity_bytes for r in rows if r.name == "chunks"), None)
             if capacity != self.chunk_cache_mb * 2**20:
@@ -207,10 +209,11 @@ def workload(approach: str, phase: str, cluster: CassandraCluster, operations: i
     chosen = YcsbSettings.of(settings)
     flush = None
     keyspace = namespaced(KEYSPACE, namespace_for(cluster))
-    if (phase == "cache" or chosen.flush == "yes") and capabilities_of(cluster).admin:
+    admin = cluster.node_admin() if phase == "cache" or chosen.flush == "yes" else None
+    if admin is not None:
         def flush() -> None:
             for node in cluster.live_nodes():
-                cluster.nodetool(node.name, "flush", keyspace)
+                admin.nodetool(node.name, "flush", keyspace)
     return in_namespace(YcsbCassandra(cluster.addresses, approach, phase, chosen, flush=flush), cluster)
 
 
@@ -251,7 +254,8 @@ def sstables_per_read(cluster: CassandraCluster, flushes: int = 3) -> list[dict[
     its own (replication 1) written one field per flush, `flushes` times, so its pieces sit in that many SSTables;
     after each flush a traced read says how many SSTables it consulted (`sstables_read`), and the node's own
     histogram (`nodetool tablehistograms`) how many SSTables its reads touched at most."""
-    if not capabilities_of(cluster).admin:
+    admin = cluster.node_admin()
+    if admin is None:
         raise ConfigError("sstables_per_read flushes with nodetool: it needs a cluster labkit started (provider local)")
     keyspace = namespaced("ycsb_sstables", namespace_for(cluster))
     session = cql.connect(cluster.addresses)
@@ -265,11 +269,11 @@ def sstables_per_read(cluster: CassandraCluster, flushes: int = 3) -> list[dict[
         rows = []
         for i in range(flushes):
             session.execute(f"UPDATE {keyspace}.record SET field{i} = %s WHERE k = 1", (f"written before flush {i + 1}",))
-            cluster.nodetool(node.name, "flush", keyspace, "record")
+            admin.nodetool(node.name, "flush", keyspace, "record")
             report = cql.trace(session, f"SELECT * FROM {keyspace}.record WHERE k = 1")
             rows.append({"flushes so far": i + 1, "fields the read returned": sum(v is not None for v in report.result[0][1:]),
                          "SSTables the read consulted (trace)": sstables_read(report.activities), "node": node.name})
-        histogram = cluster.nodetool(node.name, "tablehistograms", keyspace, "record")
+        histogram = admin.nodetool(node.name, "tablehistograms", keyspace, "record")
         most = max((float(line.split()[3]) for line in histogram.splitlines() if line[:1].isdigit() or line.startswith("Max")), default=None)
         for row in rows:
             row["most SSTables per read (node's histogram, all reads above)"] = most

@@ -202,15 +202,15 @@ class KeyChooser:
 
     def note_insert(self, keynum: int) -> None:
         self.inserted.append(keynum)
-        if self.distribution == "latest":
+        if self._zipf is not None:  # latest: the newest keys are the hot ones
             self._zipf.grow(self.records + len(self.inserted))
 
     def next(self, rng: Any) -> int:
-        if self.distribution == "uniform":
-            return rng.randrange(self.records)
-        if self.distribution == "zipfian":
+        if self._scrambled is not None:  # zipfian
             return self._scrambled.next(rng)
-        rank = self._zipf.next(rng)
+        if self._zipf is None:  # uniform
+            return rng.randrange(self.records)
+        rank = self._zipf.next(rng)  # latest
         mine = len(self.inserted)
         return self.inserted[mine - 1 - rank] if rank < mine else self.records - 1 - (rank - mine)
 

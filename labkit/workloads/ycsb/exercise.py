@@ -59,7 +59,7 @@ def check_exercise(my_experiment: Callable[[], Any], slot: Any, seconds: float =
     import pandas as pd
 
     from ...patterns.exercise import CheckReport, Graded, check_all, every_run_verified
-    from ...patterns.pattern_sweep import run_pattern_sweep
+    from ...sweeps import run_pattern_sweep
     from ...results.offered_load import keeps_up, knee
     from . import WORKLOAD
 

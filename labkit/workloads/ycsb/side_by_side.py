@@ -39,8 +39,8 @@ NODES, NODE_CPU, PROCESSES = 2, 0.5, 2
 BLOCK_CACHE_FRACTION = 0.1
 """HBase's block cache as a share of each region server's 384 MiB heap (38 MiB; HBase's default is 0.4): the
 records the sizes load take more than that on disk, so reads miss it as document 004's did."""
-CLUSTER_OPTIONS = {"cassandra": {}, "hbase": {"gateway_in_budget": True, "block_cache_fraction": BLOCK_CACHE_FRACTION}}
-SIZES = {
+CLUSTER_OPTIONS: dict[str, dict[str, Any]] = {"cassandra": {}, "hbase": {"gateway_in_budget": True, "block_cache_fraction": BLOCK_CACHE_FRACTION}}
+SIZES: dict[str, dict[str, Any]] = {
     "classroom": {"mixes": MIXES, "targets": (200, 400, 800, 1600), "target_seconds": 6, "blocks": 3, "records": 100000, "threads": 32},
     "notebook": {"mixes": ("baseline/a", "baseline/c"), "targets": (400, 800), "target_seconds": 6, "blocks": 2, "records": 60000, "threads": 32},
     "quick": {"mixes": MIXES, "targets": (100, 400), "target_seconds": 2, "blocks": 1, "records": 2000, "threads": 16},
@@ -54,7 +54,7 @@ def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[
     """One engine's runs of one block: its own cluster, started and stopped here. `narrowed` replaces parts of the
     size (mixes, targets)."""
     from ...clusters.slot import ClusterSlot
-    from ...patterns.pattern_sweep import run_pattern_sweep
+    from ...sweeps import run_pattern_sweep
     from . import WORKLOAD
 
     chosen = {**SIZES[size], **narrowed}
@@ -65,7 +65,8 @@ def engine_block(engine: str, size: str, block: int, order: int, echo: Callable[
     try:
         rows = run_pattern_sweep(WORKLOAD, plan, slot=slot, settings={"records": chosen["records"], "replication": 1, "consistency": "ONE",
                                                                       "flush": "yes"}, echo=echo)
-        on_disk = data_mib(slot.cluster.directory) if slot.cluster is not None else None
+        servers = slot.cluster.local_servers() if slot.cluster is not None else None
+        on_disk = data_mib(servers.directory) if servers is not None else None
     finally:
         slot.stop()
     for row in rows:
