@@ -62,7 +62,7 @@ def requests(row: dict[str, Any]) -> float:
 
 
 REPEATS = 3
-"""Blocks per point: each runs both approaches, their order alternating (results.sweep), so every ratio has a 95% interval."""
+"""Blocks per point: each runs both approaches, their order alternating (labkit.sweeps), so every ratio has a 95% interval."""
 
 
 def measure(slot: ClusterSlot, phase: str, nodes: int, settings: dict[str, Any], size: dict[str, Any], operations: int, budget: float,

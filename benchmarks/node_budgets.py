@@ -47,7 +47,7 @@ from labkit.sweeps import SweepPlan  # noqa: E402
 OUT = Path(__file__).resolve().parent / "results"
 BUDGET = 0.15
 REPEATS = 3
-"""Blocks per point: every approach once per block, in ABBA order, plus the A/A control's copy (results.sweep)."""
+"""Blocks per point: every approach once per block, in ABBA order, plus the A/A control's copy (labkit.sweeps)."""
 COLUMNS = ["pattern", "phase", "engine", "server_version", "provider", "nodes", "node_cpu", "approach", "threads", "repeat", "order", "control_copy",
            "warmup_block", "complete", "processes", "operations", "throughput",
            "mean_us", "p50_us", "p95_us", "p99_us", "errors", "verify_ok", "server_cpu_ms_per_tx", "server_cpu_ms_per_tx_net", "server_idle_cores", "server_wakeups_per_s", "node_throttled_s", "node_busy_max", "client_cpu_cores",

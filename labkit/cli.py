@@ -6,11 +6,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from . import __version__
 from .errors import ConfigError, LabkitError
+
+if TYPE_CHECKING:
+    from .patterns.description import Pattern
 
 app = typer.Typer(
     help=(
@@ -224,7 +228,7 @@ def _settings_help() -> str:
     return "A setting of the pattern's workload, NAME=VALUE, repeatable (e.g. --set users=2000). " + "; ".join(parts) + ". `labkit patterns NAME` explains each."
 
 
-def _set_options(pattern, items: list[str]) -> dict[str, object]:
+def _set_options(pattern: "Pattern", items: list[str]) -> dict[str, object]:
     """--set NAME=VALUE items, each parsed and checked by the pattern's description (sweeps.resolve
     refuses one that belongs to another phase, before anything starts)."""
     given: dict[str, object] = {}
@@ -236,7 +240,7 @@ def _set_options(pattern, items: list[str]) -> dict[str, object]:
     return given
 
 
-def _workload_approaches(described, workload: str) -> list[str]:
+def _workload_approaches(described: "Pattern", workload: str) -> list[str]:
     """--workload a,e -> the approaches baseline/a, baseline/e of a standard workload (ycsb)."""
     if not workload:
         return []

@@ -101,7 +101,8 @@ class FunctionBench:
     """A sweep's bench made of functions (labkit.sweeps.loop.Stand): the loop's unit tests run on no cluster.
     `cluster_for(n)` describes an n-node cluster, `workload_for(approach, info)` makes a run's workload."""
 
-    def __init__(self, cluster_for, workload_for, *, cold=None, running=None, meter=None):
+    def __init__(self, plan, cluster_for, workload_for, *, cold=None, running=None, meter=None):
+        self.plan = plan
         self._cluster_for, self._workload_for = cluster_for, workload_for
         self._cold, self._running, self._meter = cold, running, meter
         self._info = None
@@ -127,5 +128,5 @@ def sweep(plan, *, cluster_for, workload_for, store=None, cancel=None, progress=
     """labkit.sweeps.measure on a FunctionBench: the loop as the unit tests drive it."""
     from labkit.sweeps import SweepWatch, measure
 
-    bench = FunctionBench(cluster_for, workload_for, cold=cold, running=running, meter=meter)
-    return measure(plan, bench, store=store, watch=SweepWatch(progress=progress, cancel=cancel, echo=echo or (lambda _text: None)))
+    bench = FunctionBench(plan, cluster_for, workload_for, cold=cold, running=running, meter=meter)
+    return measure(bench, store=store, watch=SweepWatch(progress=progress, cancel=cancel, echo=echo or (lambda _text: None)))

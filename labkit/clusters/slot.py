@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import ConfigError
-from .base import ClusterInfo
 from .contract import capabilities_of, check_cores
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 class ClusterSlot:
     """Holds at most one running cluster, made by `start(nodes)`; `ensure(n)` swaps it for an n-node one."""
 
-    def __init__(self, start: Callable[..., Any], on_change: Callable[[str], None] | None = None, node_cpu: float | None = None):
+    def __init__(self, start: Callable[..., "Cluster"], on_change: Callable[[str], None] | None = None, node_cpu: float | None = None):
         self._start = start  # start(nodes, node_cpu=...) -> a started cluster
         self.on_change = on_change or (lambda message: None)  # progress messages (the panel shows them)
         self.cluster: Cluster | None = None
@@ -35,7 +34,7 @@ class ClusterSlot:
         Python needs to make a slot like this one (labkit.grading runs a check that way)."""
         self.fixed_nodes: int | None = None
         """The node count of a cluster labkit cannot resize (an external one), else None."""
-        self.adopt: Callable[..., Any] | None = None
+        self.adopt: Callable[..., "Cluster | None"] | None = None
         """adopt(nodes, node_cpu=...) -> the matching cluster `labkit up` left running, or None."""
         self.left_up: Callable[[], str | None] = lambda: None
         """What `labkit up` left running that does not match (it is replaced, and the slot says so)."""

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Callable, ContextManager, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Mapping
+
+if TYPE_CHECKING:
+    from ..runner.workload import Workload
 
 
 def _refuses_nothing(phase: str, approaches: list[str]) -> None:
@@ -30,7 +33,7 @@ class EngineBinding:
     workloads need besides the cluster, e.g. a toxiproxy (default: none, `has_resources` False)."""
 
     source: Any
-    workload: Callable[..., Any]
+    workload: Callable[..., "Workload"]
     check_sweep: Callable[[str, list[str]], None]
     cluster_options: Callable[[str, Mapping[str, Any]], dict[str, Any]]
     _sweep_resources: Callable[[str, Mapping[str, Any]], ContextManager[Mapping[str, Any]]] | None

@@ -63,6 +63,12 @@ class CassandraWorkload(Namespaced, BaseWorkload):
         for name in locks:
             setattr(self, name, threading.Lock())
 
+    def use_session(self, session: Any) -> None:
+        """Send this workload's calls through `session` from now on, in this process only: why, an exercise's check
+        puts a recorder of the statements in front of the real session (labkit.patterns.exercise_paths)."""
+        with self._lock:
+            self._session = session
+
     @property
     def session(self):
         with self._lock:

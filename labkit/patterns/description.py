@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from ..errors import ConfigError, NotAvailableError
 
 SIZES = ("smoke", "quick", "classroom")
-"""The sweep sizes every pattern describes (a student's YAML data design is a "profile": labkit.profiles)."""
-"""smoke: the smallest sizes at which every cell of a lesson runs (make test executes each lesson once at them;
+"""The sweep sizes every pattern describes (a student's YAML data design is a "profile": labkit.profiles). smoke: the smallest sizes at which every cell of a lesson runs (make test executes each lesson once at them;
 they show that the lesson works, not how large an effect is); quick: minutes, what `make run` and make test-full's
 nbval use; classroom: the source's shapes scaled to a 2-core laptop."""
 CLASSROOM_REPEATS = 3
@@ -32,6 +31,7 @@ CLASSROOM_REPEATS = 3
 
 if TYPE_CHECKING:
     from ..clusters.contract import Cluster
+    from ..sweeps.plan import SweepPlan
     from ..runner.workload import Workload
     from .binding import EngineBinding
 
@@ -112,10 +112,15 @@ class NamedSweep:
 
     @property
     def thread_range(self) -> tuple[int, int, int]:
-        """(low, high, step) for the panel's range slider: the smallest gap between points is the step."""
-        counts = sorted(self.threads)
-        gaps = [b - a for a, b in zip(counts, counts[1:])]
-        return counts[0], counts[-1], min(gaps) if gaps else 1
+        """(low, high, step) for the panel's range slider (see `thread_range`)."""
+        return thread_range(self.threads)
+
+
+def thread_range(threads: Any) -> tuple[int, int, int]:
+    """(low, high, step) of a range slider over these client thread counts: the smallest gap between points is the step."""
+    counts = sorted(threads)
+    gaps = [b - a for a, b in zip(counts, counts[1:])]
+    return counts[0], counts[-1], min(gaps) if gaps else 1
 
 
 def _no_check(_plan: Any) -> None:
@@ -245,13 +250,16 @@ class Pattern:
         return chosen
 
     def sweep_plan(self, size_name: str, name: str, approaches: Any = None, overrides: Mapping[str, Mapping[str, Any]] | None = None,
-             engine: str | None = None, **changes: Any) -> Any:
+             engine: str | None = None, **changes: Any) -> "SweepPlan":
         """The SweepPlan of one named sweep of a size: its nodes, threads, operations, warm-up and
         repeats, labelled with its phase and settings; `changes` replace SweepPlan fields (e.g. processes=2).
         Without `approaches`, the sweep's own, or every one its phase compares on `engine`."""
+        return self.plan_of(self.named_sweep(size_name, name, overrides), approaches, engine, **changes)
+
+    def plan_of(self, size: NamedSweep, approaches: Any = None, engine: str | None = None, **changes: Any) -> "SweepPlan":
+        """The SweepPlan that runs `size` (a NamedSweep of this description), as `sweep_plan` describes."""
         from ..sweeps.plan import SweepPlan
 
-        size = self.named_sweep(size_name, name, overrides)
         default = [a for a in size.approaches if a in self.approaches_for(size.phase, engine)] or self.approaches_for(size.phase, engine)
         fields: dict[str, Any] = dict(
             pattern=self.name, approaches=self.check_approaches(approaches or default, size.phase, engine), threads=list(size.threads),

@@ -102,7 +102,7 @@ def recording(workload: Any) -> RecordingSession:
     """Put a recorder in front of a Cassandra workload's session (this process only) and return it."""
     recorder = RecordingSession(workload.session)
     _ = workload.statements  # prepared on the real session first
-    workload._session = recorder
+    workload.use_session(recorder)
     return recorder
 
 

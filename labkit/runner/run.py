@@ -39,7 +39,7 @@ WORKERS = ("threads", "greenlets")
 DEFAULT_WORKERS = "threads"
 """run()'s default. Greenlets interleave only where a worker waits in `tx.call`; code that calls the driver
 directly (an exercise's first attempt, say) runs one worker at a time there, which would hide the very
-races a check looks for. Sweeps, which run the library's pattern code, default to greenlets (results.sweep)."""
+races a check looks for. Sweeps, which run the library's pattern code, default to greenlets (sweeps.plan.SWEEP_WORKERS)."""
 
 
 def validate(threads: Any, operations: Any, processes: Any, target_rate: Any, warmup: Any, workers: Any = DEFAULT_WORKERS) -> None:

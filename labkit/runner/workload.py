@@ -112,7 +112,7 @@ class Transaction:
 
     def __init__(
         self, worker: int, workers: int, seed: int, measurements: Measurements, retrier: Retrier,
-        invoke: Callable[[Callable[..., Any], tuple, dict], Any] | None = None,
+        invoke: Callable[[Callable[..., Any], tuple[Any, ...], dict[str, Any]], Any] | None = None,
     ):
         self.worker = worker
         """Global index of the worker thread (0 .. workers-1, across processes)."""

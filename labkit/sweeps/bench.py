@@ -19,11 +19,36 @@ from ..patterns.description import Pattern
 from ..runner.remote import check_reachable, check_workers, connected
 from ..runner.workload import Workload
 from .plan import SweepPlan
-from .request import Sweep, cluster_options
+from .request import Sweep, SweepRequest, cluster_options
 
 if TYPE_CHECKING:
     from ..clusters.contract import Cluster
     from ..runner.server_cpu import ServerMeter
+
+
+def on_slot(request: SweepRequest, slot: ClusterSlot | None) -> SweepRequest:
+    """The request as it runs on `slot`: the slot's engine when the request names none (a notebook's slot of a stand-in
+    MongoDB runs MongoDB's workloads)."""
+    if request.engine is None and slot is not None and slot.engine:
+        return replace(request, engine=slot.engine)
+    return request
+
+
+def check_slot(sweep: Sweep, slot: ClusterSlot) -> None:
+    """Refuse a caller's slot the sweep cannot run on, before anything happens (a panel has not frozen the student's
+    prediction yet): another engine, a cluster without what the phase needs (two datacenters, a chunk cache), or a node
+    budget asked for beside a slot that keeps its own."""
+    if slot.engine is not None and slot.engine != sweep.engine:
+        raise ConfigError(f"the sweep runs {sweep.engine} and the slot given starts {slot.engine} clusters: ask for engine "
+                          f"{slot.engine!r} or give a {sweep.engine} slot")
+    lacking = {k: v for k, v in sweep.cluster_options.items() if slot.options is not None and slot.options.get(k) != v}
+    if lacking:
+        given = ", ".join(f"{k}={v!r}" for k, v in lacking.items())
+        raise ConfigError(f"{sweep.pattern.name}'s phase {sweep.phase} needs a cluster started with {given}, and the slot given starts "
+                          f"its clusters without: make it with ClusterSlot.for_engine({sweep.engine!r}, ..., {given}) or pattern_slot()")
+    if sweep.node_cpu is not None and sweep.node_cpu != slot.node_cpu:
+        raise ConfigError(f"node_cpu={sweep.node_cpu} was given with a slot whose nodes run at {slot.node_cpu or 'no budget'}: the slot's "
+                          "clusters keep its budget, so set it there (slot.node_cpu = ...) and leave node_cpu out")
 
 
 class Bench:
@@ -34,17 +59,7 @@ class Bench:
     def __init__(self, sweep: Sweep, *, slot: ClusterSlot | None = None, resources: Mapping[str, Any] | None = None,
                  echo: Callable[[str], None] = print):
         if slot is not None:
-            if slot.engine is not None and slot.engine != sweep.engine:
-                raise ConfigError(f"the sweep runs {sweep.engine} and the slot given starts {slot.engine} clusters: ask for engine "
-                                  f"{slot.engine!r} or give a {sweep.engine} slot")
-            lacking = {k: v for k, v in sweep.cluster_options.items() if slot.options is not None and slot.options.get(k) != v}
-            if lacking:
-                given = ", ".join(f"{k}={v!r}" for k, v in lacking.items())
-                raise ConfigError(f"{sweep.pattern.name}'s phase {sweep.phase} needs a cluster started with {given}, and the slot given starts "
-                                  f"its clusters without: make it with ClusterSlot.for_engine({sweep.engine!r}, ..., {given}) or pattern_slot()")
-            if sweep.node_cpu is not None and sweep.node_cpu != slot.node_cpu:
-                raise ConfigError(f"node_cpu={sweep.node_cpu} was given with a slot whose nodes run at {slot.node_cpu or 'no budget'}: the slot's "
-                                  "clusters keep its budget, so set it there (slot.node_cpu = ...) and leave node_cpu out")
+            check_slot(sweep, slot)
         self.sweep = sweep
         self._given_slot = slot
         self._given_resources = None if resources is None else dict(resources)
@@ -57,11 +72,11 @@ class Bench:
 
     def __enter__(self) -> "Bench":
         try:
-            self._open_clients()
-            if self._given_slot is None:
+            if self._given_slot is None:  # made first (it starts nothing): an engine the provider cannot run is refused before Dask is asked
                 self.slot = ClusterSlot.for_engine(self.sweep.engine, self.sweep.provider, on_change=self._echo, node_cpu=self.sweep.node_cpu,
                                                    **self.sweep.cluster_options)
                 self._stack.callback(self.slot.stop)
+            self._open_clients()
             opened = (contextlib.nullcontext(self._given_resources) if self._given_resources is not None
                       else self.sweep.binding.sweep_resources(self.sweep.phase, self.sweep.values))
             self.resources = dict(self._stack.enter_context(opened))
@@ -88,6 +103,7 @@ class Bench:
         plan = self.plan
         self.plan = replace(plan, processes=len(self._worker_hosts) if plan.processes == "auto" else plan.processes,
                             run_options={**plan.run_options, "clients": client})
+        self.sweep.pattern.check_plan(self.plan)  # one process per worker may be more than the workload allows
 
     # ---- what the loop calls (sweeps.loop.Stand) ----------------------------------------------------
 
@@ -97,10 +113,7 @@ class Bench:
         return self.slot
 
     def _cluster(self) -> "Cluster":
-        cluster = self._slot().cluster
-        if cluster is None:
-            raise RuntimeError("the loop asked for a workload before a cluster: it calls bench.cluster(n) first")
-        return cluster
+        return self._slot().running()
 
     def cluster(self, nodes: int) -> ClusterInfo:
         cluster = self._slot().ensure(nodes)

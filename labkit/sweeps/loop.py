@@ -29,6 +29,11 @@ class Stand(Protocol):
     """What the loop runs on (sweeps.bench.Bench; a unit test's double): why a Protocol, so the loop's tests need
     no cluster."""
 
+    @property
+    def plan(self) -> SweepPlan:
+        """What to measure, with what opening the stand learned (Dask's workers: one client process each)."""
+        ...
+
     def cluster(self, nodes: int) -> ClusterInfo:
         """Make sure an n-node cluster runs (started, resized or reused) and describe it."""
         ...
@@ -69,15 +74,15 @@ def nodes_in_order(nodes: Iterable[int], running: int | None) -> list[int]:
     return [running] + [n for n in nodes if n != running] if running in nodes else nodes
 
 
-def measure(plan: SweepPlan, bench: Stand, *, store: ResultsStore | str | Path | None = None,
-            watch: SweepWatch = SweepWatch()) -> Iterator[dict[str, Any]]:
-    """Run the plan on `bench` and yield one row per measured run, appending each to `store` as soon as it is measured.
+def measure(bench: Stand, *, store: ResultsStore | str | Path | None = None, watch: SweepWatch = SweepWatch()) -> Iterator[dict[str, Any]]:
+    """Run the bench's plan on it and yield one row per measured run, appending each to `store` as soon as it is measured.
 
     The order: for each node count (the running cluster's first), each point (threads, offered load), each repeat
     (a block), every approach once, in the order `plan.block(repeat)` gives; each row records its `repeat` and its
     `order` in the block. A cold cluster gets the plan's warm-up block first. A cancelled run is still recorded
     (complete=False), then the sweep ends; an exception ends it too, but every row measured before it is stored.
     """
+    plan = bench.plan
     advice = plan.client_advice()
     if advice:
         watch.echo(advice)

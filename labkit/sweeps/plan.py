@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigError
@@ -112,13 +114,16 @@ class SweepPlan:
     def __post_init__(self) -> None:
         for name in ("approaches", "threads", "nodes", "targets"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        for name in ("run_options", "labels"):
-            object.__setattr__(self, name, dict(getattr(self, name)))  # its own copy: the caller's dict stays the caller's
+        for name in ("run_options", "labels"):  # read-only copies: the caller's dict stays the caller's, and nothing writes to a plan
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         self._check()
 
     def labelled(self, labels: Mapping[str, Any]) -> "SweepPlan":
-        """The same plan with `labels` added to every row's columns (a sweep's phase and settings)."""
-        return replace(self, labels={**self.labels, **labels})
+        """The same plan with `labels` added to every row's columns (a sweep's phase and settings). The check does not
+        read labels, so the plan is not checked again."""
+        labelled = copy.copy(self)
+        object.__setattr__(labelled, "labels", MappingProxyType({**self.labels, **labels}))
+        return labelled
 
     def options(self, target: float | None = None) -> RunOptions:
         """The runner's options for one run at offered load `target` (None: closed loop): the plan's, sweeps'

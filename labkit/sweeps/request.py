@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..clusters.contract import check_cores
+from ..errors import ConfigError
 from ..patterns.binding import EngineBinding
-from ..patterns.description import Pattern
+from ..patterns.description import NamedSweep, Pattern
 from ..runner.remote import ClientHosts, parse_clients
 from ..runner.workload import Workload
 from .plan import SweepPlan
@@ -58,14 +59,35 @@ class Sweep:
     clients: ClientHosts | None
 
     def workload(self, approach: str, cluster: "Cluster", resources: Mapping[str, Any]) -> Workload:
-        """A fresh workload for one run of `approach` on `cluster` (the only place sweeps make one)."""
-        return self.pattern.workload(approach, cluster, self.plan.operations, phase=self.phase, engine=self.engine,
-                                     resources=resources, **self.values)
+        """A fresh workload for one run of `approach` on `cluster` (the only place sweeps make one), from the binding
+        with the settings as resolved (nothing checked again per run)."""
+        return self.binding.workload(approach, self.phase, cluster, self.plan.operations, **self.values, **dict(resources))
 
     def hooks(self) -> dict[str, Any]:
         """What this sweep takes from the engine binding (for tests and for a reader who wants to know)."""
         return {"engine": self.engine, "phase": self.phase, "settings": dict(self.values), "cluster_options": dict(self.cluster_options),
                 "check_sweep": self.binding.has_check_sweep, "sweep_resources": self.binding.has_resources}
+
+
+PANEL_THREADS = tuple(range(1, 9))
+"""Client threads a request without a named sweep starts from (a panel's range 1..8, step 1)."""
+
+
+def request_for(pattern: Pattern, size: NamedSweep | None = None, *, phase: str | None = None, engine: str | None = None,
+                settings: Mapping[str, Any] | None = None, clients: str | None = None, **changes: Any) -> SweepRequest:
+    """The request a control panel starts from: `size` (one of the description's named sweeps) or, without one, the
+    panel's own start on `phase` (client threads 1..8, one node, 1,000 transactions, every approach); `settings`
+    over the size's, and `changes` replace fields of its plan (e.g. nodes=[1]). Its node budget is the size's."""
+    given = dict(settings or {})
+    if size is not None:
+        if phase is not None and phase != size.phase:
+            raise ConfigError(f"the size given is for phase {size.phase}, the request's phase is {phase}")
+        plan = pattern.plan_of(size, engine=engine, **changes)
+        return SweepRequest(pattern, plan, phase=size.phase, settings=given, engine=engine, node_cpu=size.node_cpu, clients=clients)
+    chosen = pattern.check_phase(phase or pattern.default_phase)
+    fields: dict[str, Any] = dict(pattern=pattern.name, approaches=pattern.approaches_for(chosen, engine), threads=PANEL_THREADS, nodes=(1,),
+                                  operations=1000, labels=pattern.labels(chosen))
+    return SweepRequest(pattern, SweepPlan(**{**fields, **changes}), phase=chosen, settings=given, engine=engine, clients=clients)
 
 
 def resolve(request: SweepRequest) -> Sweep:

@@ -3,13 +3,12 @@ benchmarks and notebooks call."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..clusters.slot import ClusterSlot
 from ..results.store import ResultsStore
-from .bench import Bench
+from .bench import Bench, on_slot
 from .loop import SweepWatch, measure
 from .plan import SweepPlan
 from .request import SweepRequest, resolve
@@ -24,13 +23,11 @@ def run_sweep(request: SweepRequest, *, slot: ClusterSlot | None = None, resourc
     (None: one made for it and stopped at the end) with `resources` (None: the engine binding's own), measure it,
     echo one line per row and the ratios, and append the rows to `out`. With a slot and no engine asked for, the
     slot's engine runs."""
-    if request.engine is None and slot is not None and slot.engine:
-        request = replace(request, engine=slot.engine)
-    sweep = resolve(request)
+    sweep = resolve(on_slot(request, slot))
     store = ResultsStore(out) if out is not None else None
     rows: list[dict[str, Any]] = []
     with Bench(sweep, slot=slot, resources=resources, echo=echo) as bench:
-        for row in measure(bench.plan, bench, store=store, watch=SweepWatch(echo=echo)):
+        for row in measure(bench, store=store, watch=SweepWatch(echo=echo)):
             echo(row_line(row))
             rows.append(row)
     for line in ratio_lines(rows):

@@ -123,6 +123,7 @@ class AddNode(Tactic):
     name = "add-node"
     title = "add a node (bootstrap and stream)"
     changes_nodes = 1
+    added: str | None = None  # the joined node's address, once apply() has added it
     settle_s = 10.0  # measured here: a joined node's first seconds (cold JIT under its budget, the ring changing) queue requests
 
     def check(self, cluster: Cluster, workload: Any) -> None:
@@ -135,7 +136,7 @@ class AddNode(Tactic):
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The new node is Up/Normal and owns a share of the keyspace's ranges."""
         state = ring(cluster, workload.keyspace)
-        added = getattr(self, "added", None)
+        added = self.added
         if added not in state or state[added][0] != "UN" or state[added][1] <= 0:
             raise TacticError(f"the added node {added} is not Up/Normal owning ranges: nodetool status says {state}")
         return {"node": added, "state": state[added][0], "owns_pct": state[added][1], "nodes": len(state)}
@@ -147,6 +148,7 @@ class Decommission(Tactic):
     name = "decommission"
     title = "decommission a node (stream its data away)"
     changes_nodes = -1
+    removed: str | None = None  # the retired node's address, once apply() has decommissioned it
     settle_s = 10.0  # the remaining nodes take over the leaving node's ranges and its clients' requests
 
     def __init__(self, which: int | str | None = None):
@@ -168,7 +170,7 @@ class Decommission(Tactic):
     def evidence(self, cluster: Cluster, workload: Any) -> dict[str, Any]:
         """The node is gone from the ring and the others own all of the keyspace between them."""
         state = ring(cluster, workload.keyspace)
-        if getattr(self, "removed", None) in state:
+        if self.removed in state:
             raise TacticError(f"{self.removed} is still in the ring: {state}")
         owned = sum(pct for _s, pct in state.values())
         return {"node": self.removed, "nodes": len(state), "owned_pct_total": round(owned, 1)}
@@ -179,6 +181,7 @@ class RaiseReplication(Tactic):
     (until the repair is done, a read at ONE may ask a replica that does not have the record yet)."""
 
     name = "raise-replication"
+    began = 0.0  # when apply() started the repair (time.time()); repairs that began before it are not this one's
 
     def __init__(self, to: int = 3):
         self.to = to
@@ -211,7 +214,7 @@ class RaiseReplication(Tactic):
             raise TacticError(f"replication factor is not {self.to} on every node: {wrong}")
         stmt = SimpleStatement("SELECT status, started_at FROM system_distributed.repair_history WHERE keyspace_name = %s AND columnfamily_name = %s",
                                consistency_level=ConsistencyLevel.ONE)
-        began = getattr(self, "began", 0.0)
+        began = self.began
         repairs = [r for r in workload.session.execute(stmt, (workload.keyspace, workload.table))
                    if r.started_at is not None and r.started_at.timestamp() >= began - 5]
         ok = [r for r in repairs if r.status == "SUCCESS"]

@@ -1,8 +1,8 @@
 """The ipywidgets control panel every notebook uses, and the prediction asked before a run (the only part of
 labkit that knows about notebooks)."""
 
-from .panel import ControlPanel, PanelLimits, PanelRuns, PanelStart, thread_counts
+from .panel import ControlPanel, PanelLimits, thread_counts
 from .prediction import PredictionBox, result_card
 from .tactics import TacticPanel
 
-__all__ = ["ControlPanel", "PanelLimits", "PanelRuns", "PanelStart", "PredictionBox", "TacticPanel", "result_card", "thread_counts"]
+__all__ = ["ControlPanel", "PanelLimits", "PredictionBox", "TacticPanel", "result_card", "thread_counts"]

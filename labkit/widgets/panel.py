@@ -12,7 +12,7 @@ import html
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import ipywidgets as w
@@ -21,14 +21,12 @@ import plotly.colors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..clusters.base import budget_text
+from ..clusters.base import ClusterInfo, budget_text
 from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
-from ..results import ResultsStore
-from ..sweeps import SweepPlan
-from ..patterns.description import Pattern, Setting, NamedSweep
-from ..sweeps import Bench, Sweep, SweepRequest, SweepWatch, measure, resolve
-from ..results import figures
+from ..patterns.description import Setting, thread_range
+from ..results import ResultsStore, figures
+from ..sweeps import Bench, Sweep, SweepPlan, SweepRequest, SweepWatch, check_slot, measure, on_slot, resolve
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
 CLIENT_BOUND_WARNING = (
@@ -58,31 +56,6 @@ def rounded_up(counts: Any, multiple: int) -> list[int]:
 
 
 @dataclass(frozen=True)
-class PanelStart:
-    """The controls' starting values where they differ from the size's (None: the size's, or the panel's own
-    default: threads 1..8 step 1, 1 node, 1,000 operations, 1 repeat, the phase's default settings)."""
-
-    threads: tuple[int, int] | None = None
-    thread_step: int | None = None
-    nodes: int | None = None
-    operations: int | None = None
-    repeats: int | None = None
-    settings: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class PanelRuns:
-    """What each Run passes on: `resources` to every workload (e.g. {"toxiproxy": toxiproxy}; None: the engine
-    binding's own per Run), `run_options` to every run (runner.RunOptions' names), `clients` ('local:N' or
-    'dask://HOST:PORT': each Run's client processes as Dask tasks) and the `store` that keeps the rows."""
-
-    resources: Mapping[str, Any] | None = None
-    run_options: Mapping[str, Any] | None = None
-    clients: str | None = None
-    store: ResultsStore | str | None = None
-
-
-@dataclass(frozen=True)
 class PanelLimits:
     """How far the sliders reach (a value given beyond them widens them)."""
 
@@ -95,38 +68,32 @@ class ControlPanel:
     """Threads, nodes, operations, approaches and the pattern's settings in; throughput and p95 latency
     out, point by point. Everything pattern-specific comes from its description: the approaches'
     tick boxes, one control per setting of the phase (a slider, or a drop-down for named choices), the
-    thread multiple, and the workloads themselves. A `size` (the description's quick or classroom sweep)
-    sets the starting values; `start` (PanelStart) overrides them; `runs` (PanelRuns) says what each Run
-    passes on; `limits` (PanelLimits) how far the sliders reach."""
+    thread multiple, and the workloads themselves. The `request` (a SweepRequest; `labkit.sweeps.request_for`
+    makes one from a description's named sweep) is where the controls start and what each Run passes on
+    besides them (run options, clients); `resources` reach every workload (e.g. {"toxiproxy": toxiproxy};
+    None: the engine binding's own per Run), `store` keeps the rows, `limits` (PanelLimits) say how far the
+    sliders reach."""
 
     def __init__(
         self,
-        pattern: Pattern,
+        request: SweepRequest,
         *,
         slot: ClusterSlot,
-        phase: str | None = None,
-        size: NamedSweep | None = None,
         title: str | None = None,
-        start: PanelStart | None = None,
-        runs: PanelRuns | None = None,
+        resources: Mapping[str, Any] | None = None,
+        store: ResultsStore | str | None = None,
         limits: PanelLimits = PanelLimits(),
     ):
-        start, runs = start or PanelStart(), runs or PanelRuns()
-        resources, run_options, clients, store = runs.resources, runs.run_options, runs.clients, runs.store
-        threads, thread_step, nodes, operations, repeats, settings = (start.threads, start.thread_step, start.nodes, start.operations,
-                                                                      start.repeats, start.settings)
-        max_threads, max_nodes, max_operations = limits.max_threads, limits.max_nodes, limits.max_operations
+        pattern, plan = request.pattern, request.plan
         self.pattern = pattern
-        self.phase = pattern.check_phase(phase or (size.phase if size else pattern.default_phase))
-        if size is not None and size.phase != self.phase:
-            raise ConfigError(f"the size given is for phase {size.phase}, the panel's phase is {self.phase}")
+        self.phase = pattern.check_phase(request.phase or plan.labels.get("phase") or pattern.default_phase)
+        if request.engine is not None and slot.engine is not None and request.engine != slot.engine:
+            raise ConfigError(f"the request runs {request.engine} and the slot starts {slot.engine} clusters: give a {request.engine} slot")
         self.slot = slot
         self.resources = None if resources is None else dict(resources)
         """Passed to every workload, e.g. {"toxiproxy": toxiproxy}; None: the engine binding's own per Run."""
-        self.run_options = {**({"warmup": size.warmup} if size and size.warmup else {}), **dict(run_options or {})}
-        self.warmup_block = size.warmup_block if size else None  # the size's say on a cold cluster's warm-up block
-        self.clients = clients
-        """'local:N' or 'dask://HOST:PORT': each Run's client processes as tasks on Dask workers, one per worker (runner.remote)."""
+        self.request = request
+        """Where the controls started: each Run's request is this one with the controls' values."""
         self.store = store
         self.rows: list[dict[str, Any]] = []
         self.error: BaseException | None = None
@@ -140,22 +107,21 @@ class ControlPanel:
         self._predicted = ""  # "question: answer" the current sweep ran with, for its rows
         self._last_tick = 0.0
 
-        low, high, step = size.thread_range if size else (1, 8, 1)
-        self._listed_threads = tuple(size.threads) if size and threads is None and thread_step is None else None
-        """The size's own thread counts, which Run measures while the slider and step stand where the size put them
+        self._listed_threads = tuple(plan.threads)
+        """The request's own thread counts, which Run measures while the slider and step stand where they started
         (see thread_plan)."""
+        low, high, step = thread_range(plan.threads)
         self._listed_at = (low, high, step)
-        threads = threads or (low, high)
-        thread_step = thread_step or step
-        nodes = nodes or (max(size.nodes) if size else 1)
-        operations = operations or (size.operations if size else 1000)
-        initial = pattern.resolve(self.phase, {**(dict(size.settings) if size else {}), **dict(settings or {})})
+        nodes = max(plan.nodes)
+        given = {s.name: plan.labels[s.name] for s in pattern.settings_for(self.phase) if s.name in plan.labels}
+        initial = pattern.resolve(self.phase, {**given, **dict(request.settings)})
         self._initial_settings = dict(initial)
+        max_threads, max_nodes, max_operations = limits.max_threads, limits.max_nodes, limits.max_operations
 
         style = {"description_width": "110px"}
         layout = w.Layout(width="460px")
-        self.threads = w.IntRangeSlider(value=threads, min=1, max=max(max_threads, threads[1]), description="client threads", style=style, layout=layout)
-        self.thread_step = w.IntSlider(value=thread_step, min=1, max=max(1, max_threads // 2, thread_step), description="thread step", style=style, layout=layout)
+        self.threads = w.IntRangeSlider(value=(low, high), min=1, max=max(max_threads, high), description="client threads", style=style, layout=layout)
+        self.thread_step = w.IntSlider(value=step, min=1, max=max(1, max_threads // 2, step), description="thread step", style=style, layout=layout)
         self.thread_points = w.HTML(layout=layout)
         for control in (self.threads, self.thread_step):
             control.observe(lambda _change: self._show_thread_points(), names="value")
@@ -170,14 +136,15 @@ class ControlPanel:
             self.nodes.disabled = True
             self.nodes.tooltip = f"external cluster: {fixed} nodes; labkit does not resize a cluster it did not start"
             self.cpu_per_node.disabled = True
-        self.node_cpu = None if fixed else (size.node_cpu if size and size.node_cpu else slot.node_cpu)
-        multiple = pattern.operations_multiple
+        self.node_cpu = None if fixed else (request.node_cpu or slot.node_cpu)
+        multiple, operations = pattern.operations_multiple, plan.operations
         self.operations = w.BoundedIntText(value=operations, min=multiple, max=max(max_operations, operations), step=100 if multiple == 1 else 2 * multiple,
                                            description="operations", style=style, layout=w.Layout(width="260px"))
-        self.repeats = w.BoundedIntText(value=repeats or (size.repeats if size else 1), min=1, max=20, description="repeats", style=style,
+        self.repeats = w.BoundedIntText(value=plan.repeats, min=1, max=20, description="repeats", style=style,
                                         layout=w.Layout(width="260px"),
                                         tooltip="Runs of each point, the approaches alternating; from 3 the ratio gets a 95% interval")
-        self.approaches = {a: w.Checkbox(value=True, description=a, indent=False, layout=w.Layout(width="150px")) for a in pattern.approaches_for(self.phase, slot.engine)}
+        self.approaches = {a: w.Checkbox(value=a in plan.approaches, description=a, indent=False, layout=w.Layout(width="150px"))
+                           for a in pattern.approaches_for(self.phase, slot.engine)}
         self.settings = {setting.name: _setting_widget(setting, initial[setting.name], style, layout) for setting in pattern.settings_for(self.phase)}
         self.run_button = w.Button(description="Run", button_style="success", icon="play", tooltip="Run the sweep with these settings")
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop", disabled=True, tooltip="Stop after recording the run in progress as partial")
@@ -231,22 +198,12 @@ class ControlPanel:
         display(self.widget)
 
     def plan(self) -> SweepPlan:
-        """The sweep the widgets currently describe."""
+        """The sweep the widgets currently describe: the request's plan with the controls' values."""
         chosen = [a for a, box in self.approaches.items() if box.value]
         if not chosen:
             raise ConfigError("tick at least one approach before Run")
-        plan = SweepPlan(
-            pattern=self.pattern.name,
-            approaches=chosen,
-            threads=self.thread_plan(),
-            nodes=[self.nodes.value],
-            operations=self.operations.value,
-            repeats=self.repeats.value,
-            run_options=self.run_options,
-            warmup_block=self.warmup_block,
-            labels=self.pattern.labels(self.phase, self.chosen()),
-        )
-        return plan  # checked when made
+        return replace(self.request.plan, approaches=chosen, threads=self.thread_plan(), nodes=[self.nodes.value], operations=self.operations.value,
+                       repeats=self.repeats.value, labels={**self.request.plan.labels, **self.pattern.labels(self.phase, self.chosen())})  # checked when made
 
     def thread_plan(self) -> list[int]:
         """The client thread counts Run measures. A range slider cannot show a size's 8, 16, 32, 64: its smallest gap
@@ -254,7 +211,7 @@ class ControlPanel:
         the slider and the step stand where the size put them, Run measures the size's own list (as a notebook's sweeps
         without a panel and the benchmarks do); once the student moves either, every step of the chosen range."""
         multiple = self.pattern.thread_multiple
-        if self._listed_threads and (*self.threads.value, self.thread_step.value) == self._listed_at:
+        if (*self.threads.value, self.thread_step.value) == self._listed_at:
             return rounded_up(self._listed_threads, multiple)
         low, high = self.threads.value
         return thread_counts(low, high, self.thread_step.value, multiple)
@@ -266,13 +223,14 @@ class ControlPanel:
             points = html.escape(str(err))
         self.thread_points.value = f"<small>Run measures at client threads: {points}</small>"
 
-    def request(self, plan: SweepPlan | None = None) -> SweepRequest:
-        """What Run asks for: `plan` (default: what the widgets describe) on the slot's engine, with the panel's clients."""
-        return SweepRequest(self.pattern, plan or self.plan(), phase=self.phase, engine=self.slot.engine, clients=self.clients)
-
     def sweep(self, plan: SweepPlan | None = None) -> Sweep:
-        """The sweep Run measures, resolved and checked (labkit.sweeps.resolve)."""
-        return resolve(self.request(plan))
+        """The sweep Run measures: the panel's request with `plan` (default: what the widgets describe) on the slot's
+        engine, resolved and checked (labkit.sweeps.resolve). The slot keeps the node budget (the "CPU per node"
+        control sets it), so the request carries none."""
+        request = replace(self.request, plan=plan or self.plan(), phase=self.phase, settings={}, engine=None, node_cpu=None)
+        chosen = resolve(on_slot(request, self.slot))
+        check_slot(chosen, self.slot)  # before Run freezes the prediction or draws anything
+        return chosen
 
     def chosen(self) -> dict[str, Any]:
         """The settings' controls' current values, by name."""
@@ -343,7 +301,7 @@ class ControlPanel:
         ops_total = plan.runs * plan.operations
         finished = 0
 
-        def on_cluster(info) -> None:
+        def on_cluster(info: ClusterInfo) -> None:
             self.cluster_line.value = f"<b>cluster:</b> {html.escape(info.display)}"
             self.figure.layout.title.text = f"{html.escape(self.pattern.title)} · {html.escape(self.phase)} · {html.escape(info.display)}"
 
@@ -374,7 +332,7 @@ class ControlPanel:
             watch = SweepWatch(progress=progress, cancel=self._cancel, echo=lambda text: self._say(text, "darkorange"), on_cluster=on_cluster,
                                on_workload=lambda approach: self._say(f"running {approach}…"))
             with Bench(chosen, slot=self.slot, resources=self.resources, echo=lambda text: self._say(text, "darkorange")) as bench:
-                for row in measure(bench.plan, bench, store=self.store, watch=watch):
+                for row in measure(bench, store=self.store, watch=watch):
                     on_result(row)
             if self._cancel.is_set():
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")

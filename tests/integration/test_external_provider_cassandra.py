@@ -107,11 +107,12 @@ def test_the_panel_keeps_its_node_count(course_cluster, student_home, monkeypatc
     monkeypatch.setenv("LABKIT_HOME", str(student_home))
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
+    from labkit.sweeps import request_for
     from labkit.widgets import ControlPanel
 
     slot = ClusterSlot.for_engine("cassandra", "external")
     assert slot.fixed_nodes == 1
-    panel = ControlPanel(describe("index-table"), size=describe("index-table").named_sweep("quick", "login"), slot=slot)
+    panel = ControlPanel(request_for(describe("index-table"), describe("index-table").named_sweep("quick", "login")), slot=slot)
     assert panel.nodes.value == 1 and panel.nodes.disabled and panel.cpu_per_node.disabled
     assert "labkit does not resize" in panel.status.value
 

@@ -358,6 +358,7 @@ def test_couchbase_profile_of_a_naive_login_comes_from_the_query_service():
 
 def test_the_panel_offers_the_approaches_of_the_engine_its_slot_runs():
     from labkit.clusters.slot import ClusterSlot
+    from labkit.sweeps import request_for
     from labkit.widgets.panel import ControlPanel
 
     def never(_n, node_cpu=None):
@@ -367,7 +368,7 @@ def test_the_panel_offers_the_approaches_of_the_engine_its_slot_runs():
     for engine in ("cassandra", "mongodb", "couchbase", None):
         slot = ClusterSlot(never)
         slot.engine = engine
-        offered[engine] = tuple(ControlPanel(PATTERN, slot=slot, phase="login").approaches)
+        offered[engine] = tuple(ControlPanel(request_for(PATTERN, phase="login", engine=engine), slot=slot).approaches)
     assert offered == {"cassandra": ("naive/legacy", "naive/sai", "pattern"), "mongodb": ("naive/index", "pattern"),
                        "couchbase": ("naive/index", "pattern"), None: ("naive/legacy", "naive/sai", "pattern")}
     assert ClusterSlot.for_engine("mongodb", "standin").engine == "mongodb"

@@ -60,3 +60,57 @@ def test_the_scan_finds_a_probe_and_spares_the_adapter_and_ordinary_lookups():
     assert [p.split(" ", 1)[1] for p in probes_in(source, "labkit/runner/workload.py")] == [
         "getattr(workload, ...) in run", "hasattr(cluster, ...) in run"]
     assert len(probes_in(source, "labkit/other.py")) == 3
+
+
+def state_probes_in(source: str, rel: str) -> list[str]:
+    """Two more ways of guessing instead of declaring: an object asking itself by name whether it has a piece of state
+    (`getattr(self, "x", default)`, `hasattr(self, "x")`: declare the attribute with its default instead), and a
+    function writing the private state of an object handed to it (`workload._session = ...`: the object's class
+    offers a method for that instead). Reading fields by a computed name (`getattr(self, field)`) is not a probe."""
+    found: list[str] = []
+
+    def visit(node: ast.AST, scope: tuple[str, ...], handed: set[str]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = (*scope, node.name)
+            arguments = node.args
+            handed = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs} - {"self", "cls"}
+        elif isinstance(node, ast.ClassDef):
+            scope = (*scope, node.name)
+        where = ".".join(scope) or "the module"
+        allowed = ADAPTERS.get(rel)
+        if not (allowed and where.startswith(allowed)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls") and isinstance(node.args[1], ast.Constant)):
+                found.append(f"{rel}:{node.lineno} {node.func.id}({node.args[0].id}, {node.args[1].value!r}) in {where}")
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in targets:
+                for part in ast.walk(target):
+                    if (isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store) and isinstance(part.value, ast.Name)
+                            and part.value.id in handed and part.attr.startswith("_")):
+                        found.append(f"{rel}:{node.lineno} {part.value.id}.{part.attr} = ... in {where}")
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope, handed)
+
+    visit(ast.parse(source), (), set())
+    return found
+
+
+def test_no_object_guesses_its_own_state_or_writes_another_objects():
+    found = [p for path in sorted(ROOT.rglob("*.py")) for p in state_probes_in(path.read_text(), str(path.relative_to(ROOT.parent)))]
+    assert found == []
+
+
+def test_the_state_scan_finds_a_self_probe_and_a_write_into_a_handed_object():
+    source = (
+        "class W:\n"
+        "    def load(self):\n"
+        "        if not getattr(self, '_load_needed', True): pass\n"
+        "        return {f: getattr(self, f) for f in FIELDS}\n"
+        "def recording(workload, recorder):\n"
+        "    workload._session = recorder\n"
+        "    workload.name = 'x'\n"
+        "    local = make()\n"
+        "    local._cache = None\n"
+    )
+    assert [p.split(" ", 1)[1] for p in state_probes_in(source, "labkit/other.py")] == [
+        "getattr(self, '_load_needed') in W.load", "workload._session = ... in recording"]

@@ -14,14 +14,14 @@ from labkit.errors import ConfigError
 from labkit.catalogue import descriptions
 from labkit import sweeps
 from labkit.sweeps import Bench, Sweep, SweepRequest, pattern_slot, resolve
-from labkit.widgets import ControlPanel, PanelStart
+from labkit.widgets import ControlPanel
 
 CASES = [(p, phase, engine) for p in descriptions() for phase in p.phases for engine in p.engines]
 
 
 def comparable(chosen: Sweep) -> dict:
-    plan = dataclasses.asdict(chosen.plan)
-    plan["targets"], plan["threads"], plan["nodes"], plan["approaches"] = (list(plan[k]) for k in ("targets", "threads", "nodes", "approaches"))
+    plan = {f.name: getattr(chosen.plan, f.name) for f in dataclasses.fields(chosen.plan)}
+    plan["run_options"], plan["labels"] = dict(plan["run_options"]), dict(plan["labels"])
     return {"plan": plan, "hooks": chosen.hooks()}
 
 
@@ -42,8 +42,8 @@ def through_the_cli(pattern, phase, engine, operations, tmp_path, monkeypatch) -
 
 
 def through_the_panel(pattern, phase, engine, operations) -> dict | str:
-    panel = ControlPanel(pattern, phase=phase, slot=pattern_slot(pattern, phase, engine=engine),
-                         start=PanelStart(threads=(2, 4), thread_step=2, nodes=1, operations=operations))
+    panel = ControlPanel(sweeps.request_for(pattern, phase=phase, engine=engine, threads=[2, 4], nodes=[1], operations=operations),
+                         slot=pattern_slot(pattern, phase, engine=engine))
     try:
         return comparable(panel.sweep())
     except ConfigError as exc:

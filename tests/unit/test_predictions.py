@@ -121,12 +121,13 @@ def test_a_panel_asked_to_wait_for_a_prediction_keeps_run_disabled_until_then_an
 
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
+    from labkit.sweeps import request_for
     from labkit.widgets import ControlPanel
     from labkit.widgets.prediction import PredictFirst, PredictionBox
 
     monkeypatch.delenv("LABKIT_BATCH", raising=False)
     chat = str(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml")
-    panel = ControlPanel(describe(chat), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(chat).named_sweep("quick", "mix"))
+    panel = ControlPanel(request_for(describe(chat), describe(chat).named_sweep("quick", "mix")), slot=ClusterSlot.for_engine("cassandra", "local"))
     assert not panel.run_button.disabled
     box = PredictionBox(Question("faster", "Which design serves more operations?", "choice", options=("by_index", "by_query")))
     panel.ask_first(box)

@@ -159,9 +159,10 @@ def test_a_template_must_come_from_a_plain_column():
 def test_the_panel_offers_a_profiles_designs_as_its_approaches():
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
+    from labkit.sweeps import request_for
     from labkit.widgets import ControlPanel
 
-    panel = ControlPanel(describe(str(CHAT)), slot=ClusterSlot.for_engine("cassandra", "local"), size=describe(str(CHAT)).named_sweep("quick", "mix"))
+    panel = ControlPanel(request_for(describe(str(CHAT)), describe(str(CHAT)).named_sweep("quick", "mix")), slot=ClusterSlot.for_engine("cassandra", "local"))
     assert set(panel.approaches) == {"design/by_index", "design/by_query"}
     assert "mix (one operation per transaction, by weight): post_message 2, read_room 7, rooms_of_user 1" in str(panel.widget.children[3].value)
     chosen = panel.sweep()

@@ -106,7 +106,6 @@ def test_an_unreachable_scheduler_is_refused_before_any_cluster_starts(monkeypat
     def no_cluster(*args, **kwargs):
         raise AssertionError("a cluster was asked for before the scheduler was reached")
 
-    monkeypatch.setattr(ClusterSlot, "for_engine", no_cluster)
     monkeypatch.setattr(ClusterSlot, "ensure", no_cluster)
     monkeypatch.setattr(remote, "CONNECT_TIMEOUT_S", 1)
     plan = SweepPlan(pattern="index-table", approaches=["pattern"], threads=[2], operations=10)
@@ -127,14 +126,15 @@ def test_the_cli_says_what_a_clients_value_should_look_like(tmp_path):
 def test_the_panel_hands_its_clients_to_the_sweep_whose_auto_processes_become_one_per_worker():
     from labkit.clusters.slot import ClusterSlot
     from labkit.catalogue import describe
-    from labkit.widgets import ControlPanel, PanelRuns
+    from labkit.sweeps import request_for
+    from labkit.widgets import ControlPanel
 
     pattern = describe("index-table")
-    panel = ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", runs=PanelRuns(clients="local:2"))
+    panel = ControlPanel(request_for(pattern, phase="login", clients="local:2"), slot=ClusterSlot.for_engine("cassandra", "local"))
     chosen = panel.sweep()
     assert chosen.clients is not None and chosen.clients.local_workers == 2 and chosen.plan.processes == "auto"
     with pytest.raises(ConfigError, match="local:"):
-        ControlPanel(pattern, slot=ClusterSlot.for_engine("cassandra", "local"), phase="login", runs=PanelRuns(clients="local:")).sweep()
+        ControlPanel(request_for(pattern, phase="login", clients="local:"), slot=ClusterSlot.for_engine("cassandra", "local")).sweep()
 
 
 @pytest.mark.timeout(120)

@@ -264,4 +264,8 @@ def test_a_plan_is_frozen_and_checked_when_made():
     with pytest.raises(ConfigError, match="unknown run option"):
         SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5, run_options={"warm_up": 5})
     given = {"warmup": 5}
-    assert SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5, run_options=given).run_options is not given
+    made = SweepPlan(pattern="fan-out", approaches=["naive"], threads=[1], operations=5, run_options=given)
+    given["warm_up"] = 5  # the caller's dict stays the caller's
+    with pytest.raises(TypeError):
+        made.run_options["warm_up"] = 5  # and the plan's cannot be written to
+    assert dict(made.run_options) == {"warmup": 5} and made.labelled({"phase": "post"}).labels == {"phase": "post"}

@@ -1,6 +1,6 @@
 """The seams a newcomer calls take short lists: what used to be a dozen keywords is a settings object
-(RunOptions and Watch for a run, PanelStart, PanelRuns and PanelLimits for a panel, SweepRequest for what a
-sweep asks for, YcsbSettings for a YCSB run), and an unknown name in one is refused with the names it knows."""
+(RunOptions and Watch for a run, SweepRequest for what a sweep or a panel asks for, PanelLimits for a panel's
+sliders, YcsbSettings for a YCSB run), and an unknown name in one is refused with the names it knows."""
 
 from __future__ import annotations
 

@@ -12,7 +12,8 @@ from labkit.clusters.base import ClusterInfo
 from labkit.clusters.contract import ContractOnly
 from labkit.clusters.slot import ClusterSlot
 from labkit.errors import ConfigError
-from labkit.widgets import ControlPanel, PanelStart, thread_counts
+from labkit.sweeps import request_for
+from labkit.widgets import ControlPanel, thread_counts
 
 
 class FakeCluster(ContractOnly):
@@ -54,7 +55,9 @@ def make_panel(sleep_s=0.0, **kw):
     phase = kw.pop("phase", "login")
     values = dict(threads=(1, 3), operations=30, nodes=2)
     values.update(kw)
-    return ControlPanel(PATTERN, slot=ClusterSlot(start), phase=phase, start=PanelStart(**values)), fake_pattern.MADE
+    low, high = values.pop("threads")
+    values["threads"], values["nodes"] = range(low, high + 1), [values["nodes"]]  # a range slider's start, step 1
+    return ControlPanel(request_for(PATTERN, phase=phase, **values), slot=ClusterSlot(start)), fake_pattern.MADE
 
 
 def test_thread_counts_cover_the_range_and_its_end():
@@ -83,19 +86,19 @@ def test_a_phase_shows_only_its_settings_and_a_size_sets_the_start():
     panel, made = make_panel(phase="register")
     assert set(panel.settings) == {"users", "size"}
     size = PATTERN.named_sweep("quick", "login")
-    panel = ControlPanel(PATTERN, slot=ClusterSlot(start), size=size)
+    panel = ControlPanel(request_for(PATTERN, size), slot=ClusterSlot(start))
     assert panel.phase == "login" and panel.threads.value == (1, 3) and panel.thread_step.value == 2 and panel.nodes.value == 2
-    assert panel.operations.value == 30 and panel.settings["users"].value == 7 and panel.run_options == {"warmup": 3}
+    assert panel.operations.value == 30 and panel.settings["users"].value == 7 and panel.plan().run_options == {"warmup": 3}
     with pytest.raises(ConfigError, match="phase"):
-        ControlPanel(PATTERN, slot=ClusterSlot(start), phase="register", size=size)
+        request_for(PATTERN, size, phase="register")
     with pytest.raises(ConfigError, match="setting users must be from 1 to 50"):
-        ControlPanel(PATTERN, slot=ClusterSlot(start), start=PanelStart(settings={"users": 99}))
+        ControlPanel(request_for(PATTERN, settings={"users": 99}), slot=ClusterSlot(start))
 
 
 def test_a_size_whose_thread_counts_double_runs_its_own_counts_until_the_slider_moves():
     # a range slider starts at 1..8 step 1 for (1, 2, 4, 8); running its every step would measure 8 points, not 4
     size = dataclasses.replace(PATTERN.named_sweep("quick", "login"), threads=(1, 2, 4, 8))
-    panel = ControlPanel(PATTERN, slot=ClusterSlot(start), size=size)
+    panel = ControlPanel(request_for(PATTERN, size), slot=ClusterSlot(start))
     assert panel.threads.value == (1, 8) and panel.thread_step.value == 1
     assert panel.thread_plan() == [1, 2, 4, 8] and "client threads: 1, 2, 4, 8<" in panel.thread_points.value
     panel.run(wait=True)
@@ -210,7 +213,7 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
         return BudgetedCluster(n)
 
     slot = ClusterSlot(start_budgeted)
-    panel = ControlPanel(PATTERN, slot=slot, start=PanelStart(threads=(1, 1), operations=10))
+    panel = ControlPanel(request_for(PATTERN, threads=[1], operations=10), slot=slot)
     panel.approaches["pattern"].value = False
     assert panel.node_cpu is None
     panel.run(wait=True)
@@ -224,7 +227,7 @@ def test_cpu_per_node_reaches_the_slot_and_server_limited_points_are_squares():
 
 def test_the_cpu_per_node_control_shows_a_choice_for_every_budget():
     slot = ClusterSlot(lambda n, node_cpu=None: FakeCluster(n))
-    panel = ControlPanel(PATTERN, slot=slot, start=PanelStart(threads=(1, 1), operations=10))
+    panel = ControlPanel(request_for(PATTERN, threads=[1], operations=10), slot=slot)
     panel.approaches["pattern"].value = False
     assert panel.cpu_per_node.label.startswith("none") and panel.node_cpu is None  # a visible choice, not a blank dropdown
     panel.cpu_per_node.value = 0.25  # what a student's click does
@@ -264,4 +267,4 @@ def test_repeats_are_one_point_with_their_spread_and_the_ratio_says_how_sure_it_
     assert trace.error_y.array[0] == pytest.approx(naive["throughput"].max() - naive["throughput"].median())
     assert "pattern / naive at 2 threads, 2 node(s): " in panel.status.value and "x (" in panel.status.value
     assert list(point_spread(panel.rows)["runs"]) == [3, 3]  # one point per approach, each its 3 repeats
-    assert ControlPanel(PATTERN, slot=ClusterSlot(start), size=PATTERN.named_sweep("classroom", "login")).repeats.value == 3
+    assert ControlPanel(request_for(PATTERN, PATTERN.named_sweep("classroom", "login")), slot=ClusterSlot(start)).repeats.value == 3

@@ -70,7 +70,7 @@ def check_exercise(workload_class: type[MongoCommentsExercise], cluster: MongoCl
         from ...engines import mongodb
 
         listener = MongoCommands()
-        workload._client = mongodb.connect(workload.uri, event_listeners=[listener])
+        workload.use_client(mongodb.connect(workload.uri, event_listeners=[listener]))
         return listener
 
     def add_path(report: CheckReport) -> bool:

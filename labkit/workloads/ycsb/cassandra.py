@@ -50,6 +50,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
     `verify` can count exactly); read/update mixes reuse a table already loaded with the same records."""
 
     base_keyspace = KEYSPACE
+    _probe: Any = None  # the prepared one-record read exists() uses, made on its first call
 
     def __init__(self, addresses: list[str], approach: str, phase: str, settings: YcsbSettings, flush: Callable[[], None] | None = None):
         self.connect_to(addresses, settings.consistency)
@@ -105,7 +106,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
 
     def load(self) -> None:
         """YCSB's load phase: exactly `records` records, key numbers 0..records-1 (not measured)."""
-        if not getattr(self, "_load_needed", True):
+        if not self._load_needed:
             return
         import random
 
@@ -182,7 +183,7 @@ class YcsbCassandra(YcsbRun, CassandraWorkload):
         return total
 
     def exists(self, key: str) -> bool:
-        if getattr(self, "_probe", None) is None:
+        if self._probe is None:
             self._probe = self.session.prepare(f"SELECT y_id FROM {self.keyspace}.{self.table} WHERE y_id = ?")
             self._probe.consistency_level = ConsistencyLevel.QUORUM
         return self.session.execute(self._probe, (key,)).one() is not None

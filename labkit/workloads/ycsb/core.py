@@ -289,6 +289,9 @@ class YcsbRun:
     it (with its driver's workload base) and says how to read, update, insert, scan, query by tag, count
     and probe one record, each through `tx.call` so the runner times it."""
 
+    _load_needed = True
+    """Whether load() writes the table: setup() finds out (False: a table already loaded with the same records)."""
+
     def configure(self, approach: str, phase: str, settings: YcsbSettings) -> None:
         from ...errors import ConfigError
 

@@ -128,7 +128,7 @@ class YcsbHBase(Namespaced, YcsbRun, BaseWorkload):
 
     def load(self) -> None:
         """YCSB's load phase: exactly `records` rows, key numbers 0..records-1 (not measured)."""
-        if not getattr(self, "_load_needed", True):
+        if not self._load_needed:
             return
         rng = random.Random(7)
         self._put_each(rng)

@@ -77,7 +77,7 @@ class YcsbMongo(Namespaced, ClientPerProcess, YcsbRun, BaseWorkload):
 
     def load(self) -> None:
         """YCSB's load phase: exactly `records` documents, key numbers 0..records-1 (not measured)."""
-        if not getattr(self, "_load_needed", True):
+        if not self._load_needed:
             return
         rng = random.Random(7)
         for start in range(0, self.records, LOAD_BATCH):
