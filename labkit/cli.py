@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from . import __version__
+from .clusters import ENGINES
 from .errors import ConfigError, LabkitError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help text: rich markup would turn "10:100:10" into an emoji
 )
 
-ENGINE_HELP = "Database engine: cassandra, mongodb, couchbase or hbase."
+ENGINE_HELP = f"Database engine: {', '.join(ENGINES[:-1])} or {ENGINES[-1]}."
 PROVIDER_HELP = "Where the cluster comes from: auto (pick for this machine), local, compose, external, standin."
 NODE_CPU_HELP = (
     "CPU budget of each node in cores, e.g. 0.15: every node becomes a small machine, so more nodes add capacity "

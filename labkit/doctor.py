@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .clusters import IMPLEMENTED, choose_provider
-from .clusters.base import ENGINES
+from .clusters import ENGINES
 from .machine import docker_engine_usable, java_major, port_free, run_command
 
 CASSANDRA_PORTS = (9042, 7000, 7199)

@@ -12,22 +12,25 @@ import shutil
 
 from ..errors import ConfigError, NotAvailableError
 from ..machine import docker_engine_usable, java_major
-from .base import ENGINES, PROVIDERS, ClusterInfo
+from .base import PROVIDERS, ClusterInfo
 
 IMPLEMENTED: dict[tuple[str, str], str] = {
     ("cassandra", "local"): "labkit.clusters.local.cassandra:LocalCassandraCluster",
-    ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
-    ("hbase", "local"): "labkit.clusters.local.hbase:LocalHBaseCluster",
     ("cassandra", "compose"): "labkit.clusters.compose.provider:ComposeCassandraCluster",
     ("cassandra", "external"): "labkit.clusters.external.cassandra:ExternalCassandraCluster",
-    ("mongodb", "external"): "labkit.clusters.external.mongodb:ExternalMongoCluster",
-    ("couchbase", "external"): "labkit.clusters.external.couchbase:ExternalCouchbaseCluster",
+    ("mongodb", "local"): "labkit.clusters.local.mongodb:LocalMongoCluster",
     ("mongodb", "compose"): "labkit.clusters.compose.provider:ComposeMongoCluster",
-    ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
+    ("mongodb", "external"): "labkit.clusters.external.mongodb:ExternalMongoCluster",
     ("mongodb", "standin"): "labkit.clusters.standin.mongodb:StandinMongo",
+    ("couchbase", "compose"): "labkit.clusters.compose.provider:ComposeCouchbaseCluster",
+    ("couchbase", "external"): "labkit.clusters.external.couchbase:ExternalCouchbaseCluster",
     ("couchbase", "standin"): "labkit.clusters.standin.couchbase:StandinCouchbase",
+    ("hbase", "local"): "labkit.clusters.local.hbase:LocalHBaseCluster",
 }
-"""(engine, provider) -> "module:Class" of the implementations this version ships."""
+"""(engine, provider) -> "module:Class" of the implementations this version ships: the one registry of engines."""
+
+ENGINES = tuple(dict.fromkeys(engine for engine, _provider in IMPLEMENTED))
+"""Every engine some provider can start or reach, in the order the registry names them (help texts, `labkit doctor`)."""
 
 
 def check_engine(engine: str) -> None:

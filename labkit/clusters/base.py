@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ENGINES = ("cassandra", "mongodb", "couchbase", "hbase")
 PROVIDERS = ("local", "compose", "external", "standin")
 
 
