@@ -125,7 +125,7 @@ def test_start_runs_compose_up_waits_for_health_and_stop_runs_down(tmp_path, mon
     rec = Recorder([starting, ready])
     cluster = ComposeMongoCluster(1, runner=rec, directory=tmp_path)
     monkeypatch.setattr(cluster, "wait_engine_ready", lambda: None)
-    monkeypatch.setattr("labkit.clusters.compose.provider.time.sleep", lambda s: None)
+    monkeypatch.setattr("labkit.host.processes.time.sleep", lambda s: None)  # the health wait (clusters.lifecycle.Ready) polls without sleeping
     cluster.start()
     up = [c for c in rec.calls if "up" in c][0]
     assert up == ["docker", "compose", "--project-name", "labkit-mongodb", "--file", str(tmp_path / "docker-compose.yml"), "up", "--detach", "--remove-orphans"]

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Any, Callable, Self, Sequence
 
 from ...errors import ConfigError, LabkitError, NotAvailableError
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities, ContractOnly
+from ..contract import Capabilities
+from ..lifecycle import ProviderCluster, Ready
 from ...home import clusters_dir
 from . import topology
 from .images import CREDENTIALS, IMAGES
@@ -67,7 +67,7 @@ def readiness(states: dict[str, tuple[str, str, int | None]], servers: Sequence[
     return (not waiting, "waiting for " + ", ".join(f"{n} ({'/'.join(filter(None, states.get(n, ('missing', '', None))[:2]))})" for n in waiting))
 
 
-class ComposeCluster(ContractOnly):
+class ComposeCluster(ProviderCluster):
     """Base of the compose clusters: the compose lifecycle; subclasses add the engine's own readiness
     check and driver objects."""
 
@@ -120,11 +120,6 @@ class ComposeCluster(ContractOnly):
         )
         return path
 
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> Self:
         ok, detail = compose_available(self.runner)
@@ -145,14 +140,14 @@ class ComposeCluster(ContractOnly):
 
     def wait_healthy(self, timeout: float | None = None, interval: float = 3.0) -> None:
         """Poll `ps` until every server is healthy and every init container exited 0."""
-        deadline = time.monotonic() + (timeout or self.startup_timeout_per_node * max(1, len(self.servers)))
-        while True:
-            ready, why = readiness(service_states(self._compose("ps", "--all", "--format", "json", timeout=60)), self.servers, self.one_shots)
-            if ready:
-                return
-            if time.monotonic() > deadline:
-                raise LabkitError(f"{self.project} was not ready in time: {why}. See `docker compose -p {self.project} logs`.")
-            time.sleep(interval)
+        why = ["nothing asked yet"]
+
+        def healthy() -> bool:
+            ready, why[0] = readiness(service_states(self._compose("ps", "--all", "--format", "json", timeout=60)), self.servers, self.one_shots)
+            return ready
+
+        Ready(f"{self.project}'s services to be healthy", healthy, timeout or self.startup_timeout_per_node * max(1, len(self.servers)), interval=interval,
+              explain=lambda: f"{why[0]}. See `docker compose -p {self.project} logs`.").wait()
 
     def wait_engine_ready(self) -> None:
         """Engine-level readiness (peers, shards, bucket); subclasses check with their driver."""
@@ -249,11 +244,8 @@ class ComposeCassandraCluster(ComposeCluster):
 
         session = cql.connect(self.addresses)
         try:
-            deadline = time.monotonic() + 120
-            while len(session.cluster.metadata.all_hosts()) < self.node_count:
-                if time.monotonic() > deadline:
-                    raise LabkitError(f"the driver sees {len(session.cluster.metadata.all_hosts())} of {self.node_count} nodes")
-                time.sleep(1)
+            Ready(f"the driver to see all {self.node_count} nodes", lambda: len(session.cluster.metadata.all_hosts()) >= self.node_count, 120,
+                  interval=1, explain=lambda: f"it sees {len(session.cluster.metadata.all_hosts())}").wait()
             self._server_version = cql.server_version(session)
         finally:
             session.cluster.shutdown()

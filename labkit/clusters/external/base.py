@@ -12,12 +12,13 @@ from typing import Any
 
 from ...errors import LabkitError, NotAvailableError
 from ..base import ClusterInfo
-from ..contract import NOTHING, ContractOnly
+from ..contract import NOTHING
+from ..lifecycle import ProviderCluster
 from . import records
 from .records import ExternalNode
 
 
-class ExternalCluster(ContractOnly):
+class ExternalCluster(ProviderCluster):
     """A cluster labkit did not start: it connects, labels and measures from outside, and never starts,
     resizes, budgets or stops it."""
 
@@ -29,11 +30,6 @@ class ExternalCluster(ContractOnly):
     nodes: list[ExternalNode]
     _server_version: str
 
-    def __enter__(self) -> Any:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> Any:
         raise NotImplementedError

@@ -28,7 +28,8 @@ from ...faults import heal_all
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Adoption, Capabilities, ContractOnly, InternodeLinks, LocalServers, Membership, NodeAdmin, NodeBudgets, NodeFaults
+from ..contract import Adoption, Capabilities, InternodeLinks, LocalServers, Membership, NodeAdmin, NodeBudgets, NodeFaults
+from ..lifecycle import ProviderCluster, Ready
 from ...home import clusters_dir
 from ...host import loopback
 from . import budgets, cassandra_cds, memory, ports
@@ -126,7 +127,7 @@ class CassandraNode:
         return f"<CassandraNode {self.name} {self.address} {self.spec.dc} {self.state}>"
 
 
-class LocalCassandraCluster(ContractOnly):
+class LocalCassandraCluster(ProviderCluster):
     """N real Cassandra nodes on loopback, optionally in two datacenters (GossipingPropertyFileSnitch)."""
 
     provider = "local"
@@ -201,11 +202,6 @@ class LocalCassandraCluster(ContractOnly):
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
-    def __enter__(self) -> "LocalCassandraCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "LocalCassandraCluster":
         """Install on first use, reap leftovers, start every node, wait until the cluster is ready."""
@@ -333,7 +329,7 @@ class LocalCassandraCluster(ContractOnly):
                     raise LabkitError(f"Cassandra {n.name} ({n.address}) exited during start-up:\n{n.log_tail()}")
             return all(processes.port_open(n.address, CQL_PORT) for n in nodes)
 
-        processes.wait_until(ports_open, timeout, what=f"CQL ports of {len(nodes)} node(s)")
+        Ready(f"CQL ports of {len(nodes)} node(s)", ports_open, timeout).wait()
         ring = {n.address: n.spec.ring_address for n in self.nodes}  # how gossip and system.peers name each node
         every = {n.address for n in self.live_nodes()}  # how the driver names them (their own addresses)
         every_in_ring = {ring[a] for a in every}
@@ -367,10 +363,8 @@ class LocalCassandraCluster(ContractOnly):
             return True
 
         try:
-            try:
-                processes.wait_until(converged, max(5.0, deadline - time.monotonic()), interval=0.2, what="every node to see its peers and agree on the schema")
-            except TimeoutError as exc:
-                raise TimeoutError(f"{exc}; last seen: {missing[0]}") from None
+            Ready("every node to see its peers and agree on the schema", converged, max(5.0, deadline - time.monotonic()), interval=0.2,
+                  explain=lambda: f"last seen: {missing[0]}").wait()
             self._server_version = cql.server_version(session)
         finally:
             session.cluster.shutdown()

@@ -15,6 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
+from ..lifecycle import Ready
 from ...home import clusters_dir, labkit_home
 from . import cassandra_install as install
 from ...host import processes
@@ -63,7 +64,7 @@ def _train(target: Path, version: str, timeout: float) -> Path | None:
     processes.spawn(cmd, cwd=spec.path, log=spec.path / "logs" / "stdout.log", pidfile=spec.path / "pid")
     proc = processes.owned_process(spec.path / "pid", str(spec.path))
     try:
-        processes.wait_until(lambda: _cql_answers(address) or proc is None or not proc.is_running(), timeout, what="the class-archive training node")
+        Ready("the class-archive training node", lambda: _cql_answers(address) or proc is None or not proc.is_running(), timeout).wait()
         time.sleep(1)
         if proc is not None:
             processes.stop(proc, graceful=True, timeout=60)  # a normal exit writes the archive

@@ -27,7 +27,8 @@ from ...host.users import current_user
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...home import clusters_dir
-from ..contract import Capabilities, ContractOnly, LocalServers, NodeBudgets
+from ..contract import Capabilities, LocalServers, NodeBudgets
+from ..lifecycle import ProviderCluster, Ready
 from . import budgets, hbase_config as config, hbase_install as install, memory, ports
 from .hbase_admin_session import AdminSession
 from .node_cpu import NodeCpuMeter
@@ -94,7 +95,7 @@ def command_line(proc: HBaseProcess, java: str, version: str = install.DEFAULT_V
     return head + main
 
 
-class LocalHBaseCluster(ContractOnly):
+class LocalHBaseCluster(ProviderCluster):
     """`nodes` region servers behind one master, ZooKeeper and Thrift gateway, all on this home's loopback range."""
 
     provider = "local"
@@ -175,11 +176,6 @@ class LocalHBaseCluster(ContractOnly):
 
     # ---- lifecycle ---------------------------------------------------------------------------------
 
-    def __enter__(self) -> "LocalHBaseCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "LocalHBaseCluster":
         java = install.java()
@@ -276,11 +272,11 @@ class LocalHBaseCluster(ContractOnly):
 
     def _wait(self, ready: Any, what: str, log_of: str) -> None:
         """Wait for `ready()`, or say what did not come and show the end of the log that says why."""
-        try:
-            processes.wait_until(ready, self.startup_timeout, interval=1.0, what=what)
-        except TimeoutError as exc:
+        def log_end() -> str:
             proc = self._one(log_of)
-            raise LabkitError(f"{exc}; the end of {proc.name}'s log ({proc.path}/stdout.log):\n" + log_tail(Path(proc.path) / "stdout.log")) from None
+            return f"the end of {proc.name}'s log ({proc.path}/stdout.log):\n" + log_tail(Path(proc.path) / "stdout.log")
+
+        Ready(what, ready, self.startup_timeout, interval=1.0, explain=log_end).wait()
 
     def set_node_cpu(self, node_cpu: float | None) -> None:
         """Give every region server a CPU budget of `node_cpu` cores (None removes the budgets)."""

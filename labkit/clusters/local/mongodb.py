@@ -20,7 +20,8 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities, ContractOnly, LocalServers, NodeBudgets
+from ..contract import Capabilities, LocalServers, NodeBudgets
+from ..lifecycle import ProviderCluster, Ready
 from ...home import clusters_dir
 from ...host import processes
 from . import budgets
@@ -88,7 +89,7 @@ def command_line(proc: MongoProcess, mongod: str, mongos: str, config: MongoProc
     ]
 
 
-class LocalMongoCluster(ContractOnly):
+class LocalMongoCluster(ProviderCluster):
     """`nodes` shards (one-member replica sets) behind one mongos on 127.0.0.1:27017."""
 
     provider = "local"
@@ -141,11 +142,6 @@ class LocalMongoCluster(ContractOnly):
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
-    def __enter__(self) -> "LocalMongoCluster":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     def start(self) -> "LocalMongoCluster":
         commands = self.commands()  # fails early, with advice, when the binaries are missing
@@ -193,7 +189,7 @@ class LocalMongoCluster(ContractOnly):
                 raise LabkitError(f"MongoDB {proc.name} exited during start-up; see {proc.path}/server.log")
             return processes.port_open(HOST, proc.port)
 
-        processes.wait_until(up, self.startup_timeout, what=f"MongoDB {proc.name} on {proc.address}")
+        Ready(f"MongoDB {proc.name} on {proc.address}", up, self.startup_timeout).wait()
 
     def _initiate(self, proc: MongoProcess) -> None:
         """Make a one-member replica set of `proc` (idempotent) and wait until it is primary."""
@@ -207,7 +203,7 @@ class LocalMongoCluster(ContractOnly):
             except OperationFailure as exc:
                 if exc.code != 23:  # AlreadyInitialized
                     raise
-            processes.wait_until(lambda: client.admin.command("hello").get("isWritablePrimary", False), self.startup_timeout, what=f"{proc.name} to become primary")
+            Ready(f"{proc.name} to become primary", lambda: bool(client.admin.command("hello").get("isWritablePrimary", False)), self.startup_timeout).wait()
         finally:
             client.close()
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import LabkitError
 from .. import maven
+from ..lifecycle import Ready
 from ...host import processes
 from .jvm import HOST, StandinServer, cache_dir, compiled_launcher, java
 
@@ -102,7 +103,7 @@ class StandinCouchbase(StandinServer):
         return f"couchbase://{HOST}:{self.kv_port()}"
 
     def wait_engine_ready(self) -> None:
-        processes.wait_until(lambda: processes.port_open(HOST, self.kv_port()), self.startup_timeout, what=f"the {self.label} stand-in's key-value port")
+        Ready(f"the {self.label} stand-in's key-value port", lambda: processes.port_open(HOST, self.kv_port()), self.startup_timeout).wait()
 
     def cluster(self) -> Any:
         from ...engines import couchbase

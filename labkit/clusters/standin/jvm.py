@@ -16,7 +16,8 @@ from ...errors import ConfigError, LabkitError, NotAvailableError
 from .. import exit_guard
 from ..base import ClusterInfo
 from ...host.users import current_user
-from ..contract import Capabilities, ContractOnly
+from ..contract import Capabilities
+from ..lifecycle import ProviderCluster, Ready
 from ...host import processes
 from ..local.cassandra_install import require_java17
 from ...home import clusters_dir, labkit_home
@@ -29,7 +30,7 @@ def cache_dir(name: str) -> Path:
     return labkit_home() / "standin" / name
 
 
-class StandinServer(ContractOnly):
+class StandinServer(ProviderCluster):
     """Base of the stand-ins: subclasses say which command serves which port, and what it really is."""
 
     provider = "standin"
@@ -61,11 +62,6 @@ class StandinServer(ContractOnly):
 
     # ---- lifecycle -------------------------------------------------------------------------------
 
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     @property
     def pidfile(self) -> Path:
@@ -84,7 +80,7 @@ class StandinServer(ContractOnly):
         exit_guard.track(self)
         try:
             processes.spawn(command, cwd=self.directory, log=self.directory / "server.log", pidfile=self.pidfile)
-            processes.wait_until(self._port_up, self.startup_timeout, what=f"the {self.label} stand-in on {HOST}:{self.port}")
+            Ready(f"the {self.label} stand-in on {HOST}:{self.port}", self._port_up, self.startup_timeout).wait()
             self.wait_engine_ready()
         except BaseException:
             self.stop()
