@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, collected
+from .predictions import ABSENT, NOISE, RIGHT, TIE, TOO_FEW, WRONG, collected
 
 VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
 CLASSROOM_ANSWERS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "classroom_answers.csv"
@@ -81,13 +81,13 @@ def measured_answer(q: Any, prediction: Any, measured: Any, verdict: str) -> str
     if q is not None and q.kind == "choice":
         which = re.match(r"(?P<first>.+?) / (?P<second>.+?), [^:]*: [0-9.]+x \((?P<low>[0-9.]+)-(?P<high>[0-9.]+)", text)
         if which and {which["first"], which["second"]} <= set(q.options):  # a card_which ratio: the interval picks
+            if "too few repeats" in text:
+                return TOO_FEW
+            if "within noise" in text:  # the run could not tell them apart: the tie, where the question offers it
+                return TIE if TIE in q.options else NOISE
             compared, said = (which["first"], which["second"]), _said(prediction)
             if verdict in (RIGHT, WRONG) and said in compared:  # judged from the interval's own numbers: its verdict says who won
                 return said if verdict == RIGHT else next(o for o in compared if o != said)
-            if "too few repeats" in text:
-                return TOO_FEW
-            if "within noise" in text:
-                return NOISE
             # not judged (no prediction): an interval the card does not call within noise excludes 1, and its printed
             # bounds are rounded (a low bound of 1.003 prints "1.00"), so the side of 1 is the bound that is not 1.00
             return which["first"] if float(which["high"]) > 1 else which["second"] if float(which["low"]) < 1 else NOISE

@@ -28,6 +28,10 @@ ratio: a factor judged against the run's 95% interval; estimate: a number with a
 against the run's band when it has one."""
 
 RIGHT, WRONG, NOISE, TOO_FEW, ABSENT = "right", "wrong", "within noise", "too few repeats to judge", "no prediction"
+TIE = "no difference this run can show"
+"""The answer a "which serves more" question offers besides its approaches: right when the run's interval holds 1
+(the run cannot tell them apart), wrong when it names a winner. Without it a student who expected a tie had no
+answer, and a tie could only be called "within noise" whatever was predicted."""
 VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
 """Every verdict a result card may carry."""
 JUDGED = (RIGHT, WRONG, NOISE)
@@ -55,6 +59,9 @@ class Question:
     low: float | None = None
     high: float | None = None
     unit: str = ""
+    tolerance: float = 0
+    """A count's answer is right within this many of the measured value (999 for 1,000 rows read: the question
+    says how near is near enough); 0: exactly."""
     giveaways: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -92,15 +99,15 @@ def judge(question: Question, prediction: Any, measured: Any) -> str:
     if question.kind in ("choice", "count"):
         if measured is None:
             return NOISE
+        if question.kind == "count":
+            return RIGHT if abs(prediction - measured) <= question.tolerance else WRONG
         return RIGHT if prediction == measured else WRONG
     if question.kind == "ratio":
         if not isinstance(measured, RatioInterval):
             raise TypeError("a ratio prediction is judged against a RatioInterval")
         if not measured.has_interval:
             return TOO_FEW
-        if measured.low <= prediction <= measured.high:
-            return RIGHT
-        return NOISE if measured.within_noise else WRONG
+        return RIGHT if measured.low <= prediction <= measured.high else WRONG  # outside the interval is wrong, even when it holds 1
     if isinstance(measured, tuple):
         _, low, high = measured
         return RIGHT if low <= prediction <= high else WRONG
@@ -116,13 +123,14 @@ def winner(interval: RatioInterval | None, first: str, second: str) -> str | Non
 
 
 def judge_choice(question: Question, prediction: Any, interval: RatioInterval | None, first: str, second: str) -> str:
-    """The verdict on "which of two approaches wins", from their first/second ratio: too few repeats (a spread)
-    and within noise are said as such rather than called a winner."""
+    """The verdict on "which of two approaches wins", from their first/second ratio: the winner where the interval
+    says so; TIE ("no difference this run can show") where it holds 1, so a tie is an answer that can be right and
+    a winner named against a tie is wrong; too few repeats (no interval) judge nothing."""
     if prediction is None:
         return ABSENT
     if interval is None or not interval.has_interval:
         return TOO_FEW
-    return NOISE if interval.within_noise else RIGHT if prediction == winner(interval, first, second) else WRONG
+    return RIGHT if prediction == (winner(interval, first, second) or TIE) else WRONG
 
 
 def in_batch(predictions: Any = None) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from ..predictions import NOISE, RIGHT, TOO_FEW, WRONG, Question, judge_choice
+from ..predictions import RIGHT, TOO_FEW, WRONG, Question, judge_choice
 from ..results.intervals import PointRatio, RatioInterval, interval_of
 from ..results.intervals import ratio_at_point as ratio_at_one_point
 
@@ -103,14 +103,12 @@ class Asked(dict):
                     unit: str = "tx/s") -> dict[str, Any]:
         """The card of "whose throughput grows with the nodes" (options: both, only <name>'s, neither): `grew`
         holds each approach's throughput at `high_n` nodes over `low_n` (independent clusters, so a Welch
-        interval). One grew where its whole interval is above 1; "too few repeats" or "within noise" where any
-        interval cannot say."""
+        interval). One grew where its whole interval is above 1; one whose interval holds 1 (or lies below) did not
+        show growth, so "neither" can be right; "too few repeats" where an approach has no interval."""
         measured = "; ".join(f"{name} {i.text() if i else 'not run'}" for name, i in grew.items()) + f" ({unit}, {high_n} nodes over {low_n})"
         intervals = [i for i in grew.values() if i is not None and i.has_interval]
         if len(intervals) < len(grew):
             return self.card(key, measured, evidence, verdict=TOO_FEW)
-        if any(i.within_noise for i in intervals):
-            return self.card(key, measured, evidence, verdict=NOISE)
         up = [name for name, i in grew.items() if i is not None and i.low > 1]
         answer = "both" if len(up) == len(grew) else f"only {up[0]}'s" if len(up) == 1 else "neither"
         box = self[key]

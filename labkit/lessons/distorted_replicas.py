@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..predictions import Question
+from ..predictions import TIE, Question
 from . import Lesson
 
 PARTS, WIDE = "a table per group", "the wide record"
@@ -17,7 +17,7 @@ ONE_SHARD, BETWEEN, BOTH_SHARDS = "1", "between 1 and 2", "2"
 
 LESSON = Lesson("07_distorted_replicas", (
     Question("one_group_winner", "Reading one attribute group of a publication: which serves more reads per second?", "choice",
-             options=(PARTS, WIDE), giveaways=("found a tie for one-group reads", "expect a tie or a small gain at one group")),
+             options=(PARTS, WIDE, TIE), giveaways=("found a tie for one-group reads", "expect a tie or a small gain at one group")),
     Question("three_group_requests", "How many requests will the pattern send to read all three groups of one publication?",
              "count", low=1, high=10, giveaways=("one request per group", "three parts are three lookups")),
     Question("author_nodes", "Cluster size {author_nodes}. How many nodes will one 'papers of an author' query through the "

@@ -5,14 +5,14 @@ the consistency levels' and the budgeted nodes' throughput come from paired runs
 
 from __future__ import annotations
 
-from ..predictions import Question
+from ..predictions import TIE, Question
 from . import Lesson
 
 BOTH, ONE_ONLY, QUORUM_ONLY, NEITHER = "at ONE and at QUORUM", "at ONE only", "at QUORUM only", "at neither"
 
 LESSON = Lesson("00_getting_started", (
     Question("faster_level", "Workload A on {nodes} nodes, replication factor 3: at the same number of client threads, which "
-             "consistency level will serve more transactions per second?", "choice", options=("ONE", "QUORUM"),
+             "consistency level will serve more transactions per second?", "choice", options=("ONE", "QUORUM", TIE),
              giveaways=("quorum costs in latency", "the coordinator waits for the slower")),
     Question("quorum_replicas", "One row, replication factor 3 on {nodes} nodes. How many replicas will read that row for one "
              "read at QUORUM?", "count", low=1, high=9,

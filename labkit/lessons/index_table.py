@@ -6,7 +6,7 @@ are "too few repeats to judge" where the run had fewer than three pairs."""
 
 from __future__ import annotations
 
-from ..predictions import Question
+from ..predictions import TIE, Question
 from . import Lesson
 
 INDEX = "the secondary index"
@@ -21,10 +21,10 @@ LESSON = Lesson("02_index_table", (
              "1 to {nodes} nodes?", "choice", options=(STAYS, GROWS),
              giveaways=("one replica each", "touch one node", "touches one node", "exactly the nodes", "straight to the replica")),
     Question("register_winner", "Registering users (cluster size {nodes}): which registers more users per second at the same "
-             "number of client threads?", "choice", options=(LOOKUP, INDEX),
+             "number of client threads?", "choice", options=(LOOKUP, INDEX, TIE),
              giveaways=("0.53x-0.67x", "a third to nearly half", "pays for its second write", "0.58x", "two fifths", "pattern gives up")),
     Question("login_winner", "Logging users in (cluster size {nodes}; the nodes share this machine's cores): which logs in "
-             "more users per second at the same number of client threads?", "choice", options=(LOOKUP, INDEX),
+             "more users per second at the same number of client threads?", "choice", options=(LOOKUP, INDEX, TIE),
              giveaways=("is the lookup table ahead", "1.4x (1.2-1.8)", "lookup table is ahead", "index is ahead", "1.2x (1.1-1.4)")),
     Question("budget_growth", "Each node now gets {node_cpu} core of its own. From 1 to {budget_nodes} nodes, whose logins "
              "per second grow?", "choice", options=("both", f"only {LOOKUP}'s", f"only {INDEX}'s", "neither"),

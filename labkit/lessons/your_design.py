@@ -6,7 +6,7 @@ worked example (the chat); with a profile of your own, skip them."""
 
 from __future__ import annotations
 
-from ..predictions import Question
+from ..predictions import TIE, Question
 from . import Lesson
 
 ONE, TWENTY, EVERY = "one", "twenty, one per message shown", "every message of the room"
@@ -19,7 +19,7 @@ LESSON = Lesson("08_your_design", (
              "`by_index` read per execution?", "choice", options=(ONE, TWENTY, EVERY),
              giveaways=("118 partitions per read", "as a partition of its own", "reads all of the room's messages")),
     Question("mix_winner", "The chat's mix (8 reads in 10 operations): which design will serve more operations per second?",
-             "choice", options=("by_query", "by_index"), giveaways=("8.1x (5.5-12)", "should serve more operations per second")),
+             "choice", options=("by_query", "by_index", TIE), giveaways=("8.1x (5.5-12)", "should serve more operations per second")),
     Question("room_days", "30 days of 200 messages a day, kept 7 days: how many times the largest day's partition will the "
              "room's partition be on disk?", "choice", options=tuple(DAYS),
              giveaways=("the room's partition holds every day written", "the room's partition holds all 30 days", "the number of days the room has run")),

@@ -8,11 +8,12 @@ import json
 import pytest
 
 from labkit.errors import ConfigError
-from labkit.predictions import ABSENT, NOISE, RIGHT, TOO_FEW, WRONG, Question, given, in_batch, judge, judge_choice, record, winner
+from labkit.predictions import ABSENT, NOISE, RIGHT, TIE, TOO_FEW, WRONG, Question, given, in_batch, judge, judge_choice, record, winner
 from labkit.results.intervals import RatioInterval
 
 NODES = Question("login-nodes", "How many nodes will one login touch at 4 nodes?", "count", low=1, high=4, giveaways=("2",))
-FASTER = Question("faster", "Which approach serves more logins at 8 nodes?", "choice", options=("naive", "pattern"))
+FASTER = Question("faster", "Which approach serves more logins at 8 nodes?", "choice", options=("naive", "pattern", TIE))
+ROWS = Question("rows", "How many rows will the scan read?", "count", low=0, high=10_000, tolerance=1)
 RATIO = Question("gain", "By how much?", "ratio", low=0.1, high=100)
 
 
@@ -24,19 +25,24 @@ def test_counted_evidence_is_judged_exactly_and_a_ratio_against_its_interval():
     assert judge(NODES, 2, 2) == RIGHT and judge(NODES, 3, 2) == WRONG
     assert judge(RATIO, 2.5, interval(2.6, 2.3, 3.1)) == RIGHT
     assert judge(RATIO, 5.0, interval(2.6, 2.3, 3.1)) == WRONG
-    assert judge(RATIO, 3.0, interval(1.1, 0.9, 1.3)) == NOISE
+    assert judge(RATIO, 3.0, interval(0.87, 0.43, 1.7)) == WRONG  # outside the interval is wrong, though the interval holds 1
+    assert judge(RATIO, 1.0, interval(0.87, 0.43, 1.7)) == RIGHT
+    assert judge(ROWS, 999, 1000) == RIGHT and judge(ROWS, 1001, 1000) == RIGHT and judge(ROWS, 998, 1000) == WRONG  # the stated tolerance
     assert judge(RATIO, 2.6, interval(2.6, 2.3, 3.1, pairs=1, method="spread")) == TOO_FEW
     assert judge(NODES, None, 2) == ABSENT
 
 
-def test_which_approach_won_is_told_only_when_the_interval_excludes_1():
+def test_which_approach_won_is_told_only_when_the_interval_excludes_1_and_a_tie_can_be_right():
     assert winner(interval(2.6, 2.3, 3.1), "pattern", "naive") == "pattern"
     assert winner(interval(0.4, 0.3, 0.5), "pattern", "naive") == "naive"
     assert winner(interval(1.1, 0.9, 1.3), "pattern", "naive") is None
     assert judge(FASTER, "pattern", winner(interval(1.1, 0.9, 1.3), "pattern", "naive")) == NOISE
     assert judge_choice(FASTER, "pattern", interval(2.6, 2.3, 3.1), "pattern", "naive") == RIGHT
     assert judge_choice(FASTER, "naive", interval(2.6, 2.3, 3.1), "pattern", "naive") == WRONG
-    assert judge_choice(FASTER, "naive", interval(1.1, 0.9, 1.3), "pattern", "naive") == NOISE
+    assert judge_choice(FASTER, "naive", interval(1.1, 0.9, 1.3), "pattern", "naive") == WRONG  # the run cannot tell them apart
+    assert judge_choice(FASTER, TIE, interval(1.1, 0.9, 1.3), "pattern", "naive") == RIGHT  # and a tie is an answer
+    assert judge_choice(FASTER, TIE, interval(2.6, 2.3, 3.1), "pattern", "naive") == WRONG
+    assert judge_choice(FASTER, TIE, interval(1.1, 1.1, 1.1, pairs=1, method="spread"), "pattern", "naive") == TOO_FEW
     assert judge_choice(FASTER, "naive", interval(2.6, 2.3, 3.1, pairs=1, method="spread"), "pattern", "naive") == TOO_FEW
     assert judge_choice(FASTER, None, None, "pattern", "naive") == ABSENT
 
@@ -187,7 +193,7 @@ def test_a_lesson_fills_in_its_facts_asks_by_key_and_cards_say_what_the_run_coul
 
 def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can_say(monkeypatch, tmp_path):
     from labkit.lessons import Lesson
-    from labkit.predictions import NOISE, RIGHT, TOO_FEW, WRONG
+    from labkit.predictions import RIGHT, TOO_FEW, WRONG
     from labkit.results.intervals import RatioInterval
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
@@ -206,7 +212,8 @@ def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can
     assert right["verdict"] == RIGHT and right["measured"].startswith("only the lookup table's: the lookup table 2.0x (1.5-2.6)")
     assert card("both", up, flat)["verdict"] == WRONG
     assert card("both", up, up)["verdict"] == RIGHT and card("neither", flat, flat)["verdict"] == RIGHT
-    assert card("neither", up, noisy)["verdict"] == NOISE
+    assert card("neither", noisy, noisy)["verdict"] == RIGHT  # an interval holding 1 showed no growth
+    assert card("both", up, noisy)["verdict"] == WRONG and card("only the lookup table's", up, noisy)["verdict"] == RIGHT
     assert card("both", one, up)["verdict"] == TOO_FEW
 
 
