@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .errors import ConfigError
 from .results.intervals import RatioInterval
@@ -62,6 +62,9 @@ class Question:
     tolerance: float = 0
     """A count's answer is right within this many of the measured value (999 for 1,000 rows read: the question
     says how near is near enough); 0: exactly."""
+    look: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """verdict -> what the student should look at now in that run's evidence, one sentence written for this
+    question that holds whichever way the numbers land (the card shows the one for its verdict)."""
     giveaways: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:

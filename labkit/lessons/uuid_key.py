@@ -8,26 +8,49 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..predictions import Question
+from ..predictions import RIGHT, TOO_FEW, WRONG, Question
 from . import Lesson
 
 LESSON = Lesson("01_uuid_key", (
     Question("claim_dc", "Ireland's application claims one key from the counter, which lives in dc1 only. In which "
              "datacenter will the servers record the Paxos round of its compare-and-set?", "choice",
              options=("dc1", "dc2", "both"),
+             look={RIGHT: "The compare-and-set row of the trace table: coordinator_dc and datacenters beside paxos_steps show where the "
+                          "round ran; set that beside the counter's replication and where Ireland's request had to travel.",
+                   WRONG: "The compare-and-set row's coordinator_dc, datacenters and the nodes that logged paxos_steps: compare them with the "
+                          "counter keyspace's replication, which decides which nodes can take part in its Paxos round."},
              giveaways=("crosses the ocean to a coordinator there", "the paxos round runs where the replica is", "was recorded in `dc1`", "coordinator in `dc1`")),
     Question("ireland_slower", "At {low_threads} client threads, how many times longer will a counter registration take "
              "than a UUID registration in Ireland ({one_way} ms each way to dc1)?", "ratio", low=1, high=5000,
+             look={RIGHT: "The breakdown table's Ireland rows: the counter read and compare-and-set means beside the insert mean, and "
+                          "compare-and-sets per user; each counter statement is a round trip over the one way ms link.",
+                   WRONG: "The interval against your factor, then the breakdown's Ireland rows: compare-and-sets per user and the counter read "
+                          "and compare-and-set means beside the insert mean, against one round trip over the link.",
+                   TOO_FEW: "The panel ran fewer than 3 repeats at the lowest thread count, so no interval: set its repeats to 3 or more "
+                            "and Run again, or read the classroom table in the closing section."},
              giveaways=("187x", "cannot go below", "4 × *one way ms*", "two trips through the link")),
     Question("partition_lost", "During the cut each region registers {partition_users} users, each advancing the counter "
              "in its own datacenter (LOCAL_SERIAL; both replicas start at 0). After the heal and the repair, how many of the "
              "{partition_total} counter-keyed users will be gone?", "count", low=0, high=100000,
+             look={RIGHT: "The naive row: keys handed out twice beside records lost; both datacenters' counters counted up from the same "
+                          "start, and the repair kept one record of each key written in both regions.",
+                   WRONG: "The naive row's registered, keys handed out twice and users stored after repair: follow how many keys both regions "
+                          "issued alike, and what last write wins does to two records under one key."},
              giveaways=("lost half the users", "**every** key was issued twice", "1,000 (50 %)")),
     Question("uuid_lost", "And how many of the {partition_total} users keyed by random UUIDs?", "count", low=0, high=100000,
+             look={RIGHT: "The pattern row's keys handed out twice beside its records lost: the repair removes a record only where another "
+                          "region wrote the same key, and each region made its UUIDs without asking anyone.",
+                   WRONG: "The pattern row's keys handed out twice and records lost, then the naive row's: the repair overwrites a record only "
+                          "when another shares its key, so ask how a random UUID would get a twin."},
              giveaways=("the uuid approaches kept every record", "no key was issued twice")),
     Question("couchbase_lost", "On Couchbase, with replication paused, each region takes {partition_users} keys from its own "
              "cluster's counter. Once replication resumes, how many of the {partition_total} counter-keyed users will be gone?",
-             "count", low=0, high=100000, giveaways=("couchbase lost",)),
+             "count", low=0, high=100000,
+             look={RIGHT: "The Couchbase table's naive partition row: keys handed out twice beside stored after convergence; each paused "
+                          "cluster's counter issued keys without seeing the other's, and XDCR merged them.",
+                   WRONG: "The Couchbase table's naive partition row: registered, keys handed out twice and stored after convergence; compare "
+                          "with Cassandra's naive row in section 3, and ask what each paused cluster's counter knew."},
+             giveaways=("couchbase lost",)),
 ))
 
 PARTITION_COLUMNS = ("approach", "registered (both regions)", "keys handed out twice", "users stored after repair", "records lost")

@@ -128,10 +128,12 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
         line = record(predictions_file(), notebook=box.notebook, question=box.question, prediction=prediction, measured=measured,
                       verdict=verdict, user=user, namespace=namespace)
     earlier = ", ".join(ABSENT if e is None else str(e) for e in box.frozen[:-1])  # a re-run asked again: each prediction shows
+    look = box.question.look.get(verdict, "")
     text = (f"{box.question.text}\n  you predicted: {ABSENT if prediction is None else prediction}\n"
-            + (f"  before that: {earlier}\n" if earlier else "") + f"  measured: {shown}\n  verdict: {verdict}\n  {evidence}")
+            + (f"  before that: {earlier}\n" if earlier else "") + f"  measured: {shown}\n  verdict: {verdict}\n"
+            + (f"  look at: {look}\n" if look else "") + f"  {evidence}")
     shown_rows = [("you predicted", ABSENT if prediction is None else prediction), *([("before that", earlier)] if earlier else []),
-                  ("measured", shown), ("verdict", verdict)]
+                  ("measured", shown), ("verdict", verdict), *([("look at", look)] if look else [])]
     rows = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in shown_rows)
     card = (f"<div style='border:1px solid #999;padding:6px 10px;max-width:46em'><b>{html.escape(box.question.text)}</b>"
             f"<table>{rows}</table><p style='margin:4px 0 0 0'>{html.escape(evidence)}</p></div>")

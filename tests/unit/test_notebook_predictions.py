@@ -145,3 +145,34 @@ def test_the_check_fails_on_the_notebooks_that_stated_their_outcomes_first(name)
     before = re.sub(r"\s+", " ", " ".join(source(c) for c in json.loads(old.stdout)["cells"] if c["cell_type"] == "markdown").lower())
     said = [p for q in lesson(name).questions for p in q.giveaways if p.lower() in before]
     assert said, f"the old {name} stated its outcomes before the runs"
+
+
+INTERVAL_CARDS = re.compile(r"""card_(?:which|growth)\(["'](\w+)["']""")
+
+
+def looks_needed(name: str) -> dict[str, set[str]]:
+    """question key -> the verdicts its card can give: right and wrong for every question; "too few repeats" too for a
+    ratio and for a card judged from intervals (card_which, card_growth)."""
+    from labkit.predictions import RIGHT, TOO_FEW, WRONG
+
+    interval_judged = {m for c in cells(name) if c["cell_type"] == "code" for m in INTERVAL_CARDS.findall(source(c))}
+    return {q.key: {RIGHT, WRONG} | ({TOO_FEW} if q.kind == "ratio" or q.key in interval_judged else set()) for q in lesson(name).questions}
+
+
+def missing_looks(questions, needed: dict[str, set[str]]) -> dict[str, list[str]]:
+    """question key -> the verdicts it can give that have no sentence (an empty one counts as none)."""
+    by_key = {q.key: q for q in questions}
+    missing = {key: sorted(want - {v for v, said in by_key[key].look.items() if said.strip()}) for key, want in needed.items()}
+    return {k: v for k, v in missing.items() if v}
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_every_card_says_what_to_look_at_for_each_verdict_it_can_give(name):
+    assert missing_looks(lesson(name).questions, looks_needed(name)) == {}
+
+
+def test_the_look_check_sees_a_missing_and_an_empty_sentence():
+    from labkit.predictions import RIGHT, TOO_FEW, WRONG, Question
+
+    asked = Question("x", "Which?", "choice", options=("a", "b"), look={RIGHT: "the requests per login", WRONG: " "})
+    assert missing_looks([asked], {"x": {RIGHT, WRONG, TOO_FEW}}) == {"x": [TOO_FEW, WRONG]}
