@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from labkit.predictions import NOISE, RIGHT, TOO_FEW, Question
+from labkit.predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
 from labkit.results.intervals import RatioInterval, condition_keys, ratio_at_point, ratio_interval, ratio_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ def asked(monkeypatch, tmp_path):
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
     monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: None)
-    lesson = Lesson("03_enumerable_keys", (Question("winner", "Which adds more comments per second?", "choice", options=("rows", "list")),))
+    lesson = Lesson("03_enumerable_keys", (Question("winner", "Which adds more comments per second?", "choice", options=("rows", "list", TIE)),))
 
     def ask(prediction):
         boxes = lesson.ask({} if prediction is None else {"winner": prediction})  # none: a batch run that skips it
@@ -174,8 +174,9 @@ def test_the_card_judges_from_the_one_conditions_interval(asked):
     df = pd.concat([rows({10: 0.9, 40: 1.1}), rows({100: 3.0}, repeats=3)], ignore_index=True)
     card = asked("rows").card_which("winner", ratio_at_point(df, "pattern", "naive"), "rows", "list", "CPU.")
     assert card["verdict"] == RIGHT and ", per second at 100 threads, 1 node: 3.0x (" in card["measured"]
-    level = rows({100: 1.0}, repeats=3)
-    assert asked("rows").card_which("winner", ratio_at_point(level, "pattern", "naive"), "rows", "list", "CPU.")["verdict"] == NOISE
+    level = rows({100: 1.0}, repeats=3)  # the interval holds 1: naming a winner is wrong, the tie is right
+    assert asked("rows").card_which("winner", ratio_at_point(level, "pattern", "naive"), "rows", "list", "CPU.")["verdict"] == WRONG
+    assert asked(TIE).card_which("winner", ratio_at_point(level, "pattern", "naive"), "rows", "list", "CPU.")["verdict"] == RIGHT
 
 
 def test_the_class_view_reads_the_winner_from_a_card_that_names_its_condition(asked):
