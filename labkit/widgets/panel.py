@@ -26,7 +26,7 @@ from ..clusters.slot import ClusterSlot
 from ..errors import ConfigError, LabkitError
 from ..patterns.description import Setting, thread_range
 from ..results import ResultsStore, figures
-from ..sweeps import Bench, Sweep, SweepPlan, SweepRequest, SweepWatch, check_slot, measure, on_slot, resolve
+from ..sweeps import Bench, Sweep, SweepPlan, SweepRequest, SweepWatch, check_slot, measure, resolve
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
 
 CLIENT_BOUND_WARNING = (
@@ -227,8 +227,7 @@ class ControlPanel:
         """The sweep Run measures: the panel's request with `plan` (default: what the widgets describe) on the slot's
         engine, resolved and checked (labkit.sweeps.resolve). The slot keeps the node budget (the "CPU per node"
         control sets it), so the request carries none."""
-        request = replace(self.request, plan=plan or self.plan(), phase=self.phase, settings={}, engine=None, node_cpu=None)
-        chosen = resolve(on_slot(request, self.slot))
+        chosen = resolve(replace(self.request, plan=plan or self.plan(), phase=self.phase, settings={}, engine=self.slot.engine, node_cpu=None))
         check_slot(chosen, self.slot)  # before Run freezes the prediction or draws anything
         return chosen
 

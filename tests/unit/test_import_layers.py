@@ -135,13 +135,17 @@ LAYERS = [  # bottom to top: a module imports only its own package and packages 
 ]
 
 
+FLOOR = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+"""package -> its floor (0: the ground floor)."""
+
+
 def _package(name: str) -> str:
     """The layer unit a module belongs to: a ground-floor module itself, else labkit.<package>."""
     return name if name in GROUND_FLOOR else ".".join(name.split(".")[:2])
 
 
 def test_no_import_points_back_up_the_layers():
-    layer = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    layer = FLOOR
     modules = _modules()
     unplaced = sorted({_package(n) for n in modules} - set(layer) - {"labkit"})
     assert unplaced == [], f"packages without a layer: {unplaced}"
@@ -159,7 +163,7 @@ def _arrows_into_clusters() -> list[str]:
     """Imports of a cluster provider's modules from the floors below labkit.clusters. Only the labels every
     row carries (labkit.clusters.base: ClusterInfo) may be read from down there; the state directories live on
     the ground floor (labkit.home), so the host helpers and the faults find theirs without climbing."""
-    layer = {package: i for i, packages in enumerate(LAYERS) for package in packages}
+    layer = FLOOR
     below = {p for p, i in layer.items() if i < layer["labkit.clusters"]} - {"labkit.clusters.base"}
     modules = _modules()
     return sorted(f"{name} -> {target}" for name, path in modules.items() if _package(name) in below
