@@ -26,7 +26,7 @@ LESSON = Lesson("09_hbase_regions", (
              look={RIGHT: "the `pattern/hashed` bars coloured by server and `busiest_server_share`: the MD5 prefix scatters the keys over the "
                           "regions, so each server's share follows how many of those regions the master gave it.",
                    WRONG: "the `pattern/hashed` bars coloured by server and the regions table's `region server` row: compare how the hash "
-                          "prefix spreads keys over the 16 regions with how those regions are split between the 2 servers."},
+                          "prefix spreads keys over the regions with how those regions are split between the servers."},
              giveaways=("each server took about half",)),
     Question("hashed_faster", "Each region server held to {node_cpu} core: how many writes per second will the hashed keys "
              "reach for each one the timestamp keys reach?", "ratio", low=0.1, high=100,
