@@ -51,7 +51,7 @@ def class_rows(paths: list[Path]) -> Any:
         raise ConfigError(f"no such file or folder: {', '.join(missing)}")
     rows = pd.DataFrame(collected([Path(p) for p in paths]))
     if rows.empty:
-        return pd.DataFrame(columns=["student", "file", "notebook", "question", "text", "kind", "prediction", "measured", "verdict", "predicted_answer", "measured_answer"])
+        return pd.DataFrame(columns=["student", "file", "notebook", "question", "text", "kind", "prediction", "measured", "verdict", "explanation", "predicted_answer", "measured_answer"])
     known = lessons()
     questions = [question_of(known, n, k) for n, k in zip(rows.notebook, rows.question)]
     rows["text"] = [q.text if q else k for q, k in zip(questions, rows.question)]

@@ -419,7 +419,8 @@ def predictions_command(
     out: Path = typer.Option(None, "--out", help="Write the rows to this CSV file as well."),
 ) -> None:
     """The predictions and result cards in executed lesson notebooks, one row per card: student (from
-    nbgrader's submitted/<student>/ folders), notebook, question, prediction, measured, verdict."""
+    nbgrader's submitted/<student>/ folders), notebook, question, prediction, measured, verdict, and the student's
+    explanation where one was kept."""
     import csv
 
     from .predictions import collected
@@ -433,7 +434,7 @@ def predictions_command(
         return
     for r in rows:
         typer.echo(f"{r['student'] or '-':<12} {r['notebook']:<22} {r['question']:<22} predicted {r['prediction'] if r['prediction'] is not None else 'none'}"
-                   f" · measured {r['measured']} · {r['verdict']}")
+                   f" · measured {r['measured']} · {r['verdict']}" + (f" · why: {r['explanation']}" if r.get("explanation") else ""))
     if out is not None:
         with out.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))

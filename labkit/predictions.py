@@ -162,6 +162,17 @@ def record(path: Path, *, notebook: str, question: Question, prediction: Any, me
     return line
 
 
+def record_explanation(path: Path, card: Mapping[str, Any], when: datetime.datetime | None = None) -> dict[str, Any]:
+    """Append the student's explanation of one card's run (`card`: the card's record, with "explanation") as its own
+    line: the card's fields, so it stands beside the prediction it explains, and the time it was given."""
+    line = {**card, "kind": "explanation", "explained": card.get("time"),
+            "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, default=str) + "\n")
+    return line
+
+
 def predictions_file() -> Path:
     """Where this user's predictions are kept: beside the lab's caches (LABKIT_HOME)."""
     from .home import labkit_home
@@ -219,7 +230,7 @@ def card_problems(nb: Any, answered: Any = ()) -> list[str]:
 def collected(paths: list[Path]) -> list[dict[str, Any]]:
     """Every result card in the notebooks under `paths` (files or directories, searched for *.ipynb), one
     row each: student (the folder after `submitted/` or `autograded/` in nbgrader's course layout, else empty), notebook,
-    question, prediction (None: none given), measured, verdict. How an instructor gathers a class's
+    question, prediction (None: none given), measured, verdict, explanation (the student's "why", None: none kept). How an instructor gathers a class's
     predictions from the notebooks nbgrader collected: the cards are the notebooks' own outputs."""
     import nbformat
 
@@ -231,5 +242,6 @@ def collected(paths: list[Path]) -> list[dict[str, Any]]:
         student = parts[course + 1] if course is not None else ""
         for card in cards_in(nbformat.read(path, as_version=4)):
             if card.keys() - {"cell"}:  # an empty card is no row
-                rows.append({"student": student, "file": str(path), **{k: card.get(k) for k in ("notebook", "question", "prediction", "measured", "verdict")}})
+                rows.append({"student": student, "file": str(path),
+                             **{k: card.get(k) for k in ("notebook", "question", "prediction", "measured", "verdict", "explanation")}})
     return rows

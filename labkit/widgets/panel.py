@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import ipywidgets as w
 import pandas as pd
@@ -105,6 +105,9 @@ class ControlPanel:
         self._running = False
         self._prediction: Any = None  # a labkit.widgets.prediction.PredictionBox asked before each run (ask_first)
         self._predicted = ""  # "question: answer" the current sweep ran with, for its rows
+        self._card_maker: Callable[[pd.DataFrame], Any] | None = None  # card_each_run
+        self.cards = w.Output()
+        """The cards of the runs started with the Run button (card_each_run), each with its explanation box."""
         self._last_tick = 0.0
 
         self._listed_threads = tuple(plan.threads)
@@ -170,6 +173,7 @@ class ControlPanel:
                 self.status,
                 self.warning,
                 self.figure,
+                self.cards,
             ]
         )
         self._show_thread_points()
@@ -243,6 +247,14 @@ class ControlPanel:
         self._enable_run()
         return self
 
+    def card_each_run(self, make_card: Callable[[pd.DataFrame], Any]) -> "ControlPanel":
+        """After each run the student starts with the Run button, `make_card(rows of that run)` shows its card (the
+        notebook's own card function: `asked.card_which(...)` on those rows) in the panel, under the figure, with its
+        own explanation box: a re-run asked again, so it gets its own verdict. The notebook's run (`run()` in the cell)
+        gets its card in the cell after it, as before."""
+        self._card_maker = make_card
+        return self
+
     def run(self, wait: bool = True) -> "ControlPanel":
         """Run the sweep the widgets describe; in the background unless `wait` (papermill, nbval). With a
         prediction asked first (`ask_first`) and none given, it raises PredictFirst (one sentence) and runs nothing."""
@@ -270,7 +282,7 @@ class ControlPanel:
             if self.error is not None:
                 raise self.error
         else:
-            self._thread = threading.Thread(target=self._sweep, args=(chosen,), name="labkit-panel-sweep", daemon=True)
+            self._thread = threading.Thread(target=self._sweep, args=(chosen, True), name="labkit-panel-sweep", daemon=True)
             self._thread.start()
         return self
 
@@ -295,7 +307,8 @@ class ControlPanel:
 
     # ---- the sweep, and drawing what it yields ---------------------------------------------------
 
-    def _sweep(self, chosen: Sweep) -> None:
+    def _sweep(self, chosen: Sweep, card: bool = False) -> None:
+        """One sweep; `card`: a run from the Run button, whose card (card_each_run) the panel shows itself."""
         plan = chosen.plan
         ops_total = plan.runs * plan.operations
         finished = 0
@@ -337,12 +350,25 @@ class ControlPanel:
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")
             else:
                 self._say(f"done: {finished} runs" + ratio_summary(self.rows[len(self.rows) - finished:]))
+            if card and self._card_maker is not None and finished:
+                self._card(self.rows[len(self.rows) - finished:])
         except BaseException as exc:  # shown in the panel; rows measured so far stay in self.rows
             self.error = exc
             detail = str(exc) if isinstance(exc, LabkitError) else "".join(traceback.format_exception_only(type(exc), exc)).strip()
             self._say(f"the sweep stopped with an error after {finished} runs: {detail}", "firebrick")
         finally:
             self._set_running(False, plan)
+
+    def _card(self, rows: list[dict[str, Any]]) -> None:
+        """This run's card in the panel's card area; a card that cannot be made says why there and loses no rows."""
+        from .prediction import cards_into
+
+        assert self._card_maker is not None
+        try:
+            with cards_into(self.cards):
+                self._card_maker(pd.DataFrame(rows))
+        except Exception as exc:  # the rows stay measured; the card's failure is said, not raised into a thread
+            self._say(f"this run's card could not be made: {''.join(traceback.format_exception_only(type(exc), exc)).strip()}", "firebrick")
 
     def _empty_figure(self, title: str) -> go.FigureWidget:
         fig = make_subplots(rows=1, cols=2, subplot_titles=("throughput (transactions/s)", "p95 latency (ms)"), horizontal_spacing=0.12)

@@ -11,11 +11,13 @@ absent, and nothing waits.
 from __future__ import annotations
 
 import html
-from typing import Any, Callable
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator
 
 import ipywidgets as w
 
-from ..predictions import ABSENT, CARD_MIME, Question, given, in_batch, judge, predictions_file, record
+from ..predictions import ABSENT, CARD_MIME, Question, given, in_batch, judge, predictions_file, record, record_explanation
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
 
@@ -42,6 +44,7 @@ class PredictionBox:
         self.answer: Any = given(question, predictions) if self.batch else None
         self.skipped = False
         self.frozen: list[Any] = []
+        self.explained: list[Any] = []  # the explanation box under each of this question's cards (ExplainBox)
         self._listeners: list[Callable[[bool], None]] = []
         self.input = self._input_for(question)
         self.lock_button = w.Button(description="Lock in", button_style="primary", icon="lock",
@@ -112,14 +115,123 @@ class PredictionBox:
             listener(self.ready())
 
 
+EXPLAIN = "Why do you think it came out this way? (one or two sentences)"
+"""The question under every card a student's run gets: the student's own account, kept beside the prediction."""
+
+
+class _CellCard:
+    """A card shown in the cell's own output, by display id, so the student's explanation can be added to it."""
+
+    def __init__(self, bundle: dict[str, Any]):
+        from IPython.display import display
+
+        self.handle = display(bundle, raw=True, display_id=True)
+
+    def update(self, bundle: dict[str, Any]) -> None:
+        if self.handle is not None:
+            self.handle.update(bundle, raw=True)
+
+    @staticmethod
+    def add(widget: w.Widget) -> None:
+        from IPython.display import display
+
+        display(widget)
+
+
+class OutputCards:
+    """Cards shown in an Output widget (a panel's card area): a run the student starts with the panel's button ends
+    in a background thread, where a display would land in whichever cell ran last."""
+
+    def __init__(self, output: w.Output):
+        self.output = output
+
+    def __call__(self, bundle: dict[str, Any]) -> "OutputCards._Shown":
+        return OutputCards._Shown(self, self._append(bundle))
+
+    def _append(self, data: dict[str, Any]) -> int:
+        self.output.outputs = (*self.output.outputs, {"output_type": "display_data", "data": data, "metadata": {}})
+        return len(self.output.outputs) - 1
+
+    class _Shown:
+        def __init__(self, cards: "OutputCards", index: int):
+            self.cards, self.index = cards, index
+
+        def update(self, bundle: dict[str, Any]) -> None:
+            outputs = list(self.cards.output.outputs)
+            outputs[self.index] = {"output_type": "display_data", "data": bundle, "metadata": {}}
+            self.cards.output.outputs = tuple(outputs)
+
+        def add(self, widget: w.Widget) -> None:
+            self.cards._append({"application/vnd.jupyter.widget-view+json": {"model_id": widget.model_id, "version_major": 2, "version_minor": 0},
+                                "text/plain": EXPLAIN})
+
+
+_card_place: ContextVar[OutputCards | None] = ContextVar("labkit_card_place", default=None)
+
+
+@contextmanager
+def cards_into(output: w.Output) -> Iterator[None]:
+    """Cards made inside this block (in this thread) go to `output` instead of the running cell's output."""
+    token = _card_place.set(OutputCards(output))
+    try:
+        yield
+    finally:
+        _card_place.reset(token)
+
+
+class ExplainBox:
+    """The "why do you think it came out this way?" box under a card: Keep adds the student's sentences to the card
+    (beside the run's evidence, and so to the saved notebook that is collected) and to the predictions file."""
+
+    def __init__(self, line: dict[str, Any], redraw: Callable[[dict[str, Any]], None], keep: bool = True):
+        self.line, self.redraw, self.keep = line, redraw, keep
+        self.text = w.Textarea(placeholder=EXPLAIN, layout=w.Layout(width="40em", height="4em"))
+        self.keep_button = w.Button(description="Keep", icon="check", tooltip="Keep this explanation with your prediction")
+        self.status = w.HTML()
+        self.keep_button.on_click(lambda _b: self.explain(self.text.value))
+        self.widget = w.VBox([w.HTML(f"<b>{html.escape(EXPLAIN)}</b>"), w.HBox([self.text, self.keep_button]), self.status])
+
+    def explain(self, text: str) -> dict[str, Any]:
+        """Keep `text` as the student's explanation of this card's run (a later Keep replaces it on the card and adds a line)."""
+        text = " ".join(str(text).split())
+        if not text:
+            self.status.value = "<i>write a sentence or two first</i>"
+            return self.line
+        self.line = {**self.line, "explanation": text}
+        if self.keep:
+            record_explanation(predictions_file(), self.line)
+        self.redraw(self.line)
+        self.status.value = "<i>kept with your prediction (a new Keep replaces it)</i>"
+        return self.line
+
+
+def card_bundle(question: Question, line: dict[str, Any], evidence: str, earlier: str = "") -> dict[str, Any]:
+    """The card as a display bundle: its own record (CARD_MIME, what the saved notebook keeps and the class view
+    collects), HTML and text, with the student's explanation beside the evidence once there is one."""
+    prediction, verdict = line["prediction"], line["verdict"]
+    look = question.look.get(verdict, "")
+    explanation = line.get("explanation") or ""
+    text = (f"{question.text}\n  you predicted: {ABSENT if prediction is None else prediction}\n"
+            + (f"  before that: {earlier}\n" if earlier else "") + f"  measured: {line['measured']}\n  verdict: {verdict}\n"
+            + (f"  look at: {look}\n" if look else "") + f"  {evidence}"
+            + (f"\n  your explanation: {explanation}" if explanation else ""))
+    shown_rows = [("you predicted", ABSENT if prediction is None else prediction), *([("before that", earlier)] if earlier else []),
+                  ("measured", line["measured"]), ("verdict", verdict), *([("look at", look)] if look else [])]
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in shown_rows)
+    said = (f"<p style='margin:4px 0 0 0' class='labkit-explanation'><b>your explanation:</b> {html.escape(explanation)}</p>"
+            if explanation else "")
+    card = (f"<div style='border:1px solid #999;padding:6px 10px;max-width:46em' class='labkit-card'><b>{html.escape(question.text)}</b>"
+            f"<table>{rows}</table><p style='margin:4px 0 0 0'>{html.escape(evidence)}</p>{said}</div>")
+    return {MIME: line, "text/html": card, "text/plain": text}
+
+
 def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str = "", namespace: str = "", keep: bool = True,
                 verdict: str | None = None) -> dict[str, Any]:
     """After the run: the frozen prediction beside what was measured, the verdict, and the sentences that
     explain it from the servers' evidence (`evidence`, written to hold either way the numbers land). Returns the
-    record (kept in the predictions file unless `keep` is False) and displays the card. `verdict` replaces the
-    judged one where the run itself says what it could tell (too few repeats); no prediction stays "no prediction"."""
-    from IPython.display import display
-
+    record (kept in the predictions file unless `keep` is False) and displays the card, and under it (when a
+    student is there to answer) the box that asks why it came out this way. `verdict` replaces the judged one
+    where the run itself says what it could tell (too few repeats); no prediction stays "no prediction"."""
     prediction = box.ran_with
     verdict = ABSENT if prediction is None else verdict or judge(box.question, prediction, measured)
     shown = measured.text() if hasattr(measured, "text") else measured
@@ -128,14 +240,10 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
         line = record(predictions_file(), notebook=box.notebook, question=box.question, prediction=prediction, measured=measured,
                       verdict=verdict, user=user, namespace=namespace)
     earlier = ", ".join(ABSENT if e is None else str(e) for e in box.frozen[:-1])  # a re-run asked again: each prediction shows
-    look = box.question.look.get(verdict, "")
-    text = (f"{box.question.text}\n  you predicted: {ABSENT if prediction is None else prediction}\n"
-            + (f"  before that: {earlier}\n" if earlier else "") + f"  measured: {shown}\n  verdict: {verdict}\n"
-            + (f"  look at: {look}\n" if look else "") + f"  {evidence}")
-    shown_rows = [("you predicted", ABSENT if prediction is None else prediction), *([("before that", earlier)] if earlier else []),
-                  ("measured", shown), ("verdict", verdict), *([("look at", look)] if look else [])]
-    rows = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{k}</th><td>{html.escape(str(v))}</td></tr>" for k, v in shown_rows)
-    card = (f"<div style='border:1px solid #999;padding:6px 10px;max-width:46em'><b>{html.escape(box.question.text)}</b>"
-            f"<table>{rows}</table><p style='margin:4px 0 0 0'>{html.escape(evidence)}</p></div>")
-    display({MIME: line, "text/html": card, "text/plain": text}, raw=True)
+    place = _card_place.get()
+    shown_card = place(card_bundle(box.question, line, evidence, earlier)) if place is not None else _CellCard(card_bundle(box.question, line, evidence, earlier))
+    if not box.batch:  # no one answers in a batch run
+        explain = ExplainBox(line, lambda new: shown_card.update(card_bundle(box.question, new, evidence, earlier)), keep=keep)
+        box.explained.append(explain)
+        shown_card.add(explain.widget)
     return line

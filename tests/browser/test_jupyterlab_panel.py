@@ -1,10 +1,12 @@
 """A student's path through a real browser: JupyterLab serves 02_index_table.ipynb, Chromium (Debian's,
 driven by Playwright) runs every cell; each live experiment stops with one sentence until its prediction is
-given, so the student skips the first three questions, answers the login question, runs on from each
-experiment and reads the login's result card (their prediction beside the measurement). Then they pick 0.15
-core in the login panel's "CPU per node" control, find Run locked until they predict again, answer, click Run
-and wait for the live figure to gain the new, budgeted points of every approach. The screenshots land in
-build/test-artifacts/."""
+given. The student answers the two trace questions, one right and one wrong, reads both cards (each verdict
+with its own "look at" sentence) and explains the right one in the box under it, which the card then shows;
+skips the register question, answers the login question, runs on from each experiment and reads the login's
+result card (their prediction beside the measurement). Then they pick 0.15 core in the login panel's "CPU per
+node" control, find Run locked until they predict again, answer, click Run, wait for the live figure to gain
+the new, budgeted points of every approach, and read the re-run's own card in the panel. The screenshots land
+in build/test-artifacts/."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "build" / "test-artifacts"
 TINY = {"overrides": {"register": {"nodes": [1], "threads": [2], "operations": 60},
                       "login": {"nodes": [1], "threads": [2], "operations": 60, "warmup": 0, "settings": {"users": 100}}}}
+GROWS = "more as the cluster grows"  # labkit.lessons.index_table.GROWS, written out as the student reads it
 RUNS_PER_SWEEP = 3 * 1  # approaches x thread counts: the panel's path is the same for one thread count as for several
 
 
@@ -163,11 +166,25 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             # Run All stops at the first experiment with one sentence, no traceback, and nothing below ran
             trace = stopped_at(page, 'asked.require("index_nodes")')
             assert page.locator(".widget-html", has_text="phase (a)").count() == 0
-            predict(page, "Predict: Cluster size", skip=True)
-            predict(page, "Predict: And one login through the lookup table", skip=True)
+            predict(page, "Predict: Cluster size")  # the slider's 1: one node touched on a one-node cluster, right
+            predict(page, "Predict: And one login through the lookup table", choice=GROWS)  # wrong: two reads by key, whatever the size
             run_from(page, 'asked.require("index_nodes")')
             stopped_at(page, 'ask_first(asked["register_winner"])')
             assert trace.locator(".jp-OutputArea-output", has_text=ASKED).count() == 0  # the traces ran this time
+
+            # the two trace cards: one right, one wrong; the student explains the right one and the card keeps it
+            cards = page.locator(".jp-CodeCell", has_text='asked.card("index_nodes"').first
+            cards.scroll_into_view_if_needed()
+            right = cards.locator(".labkit-card", has_text="legacy secondary index")
+            wrong = cards.locator(".labkit-card", has_text="through the lookup table")
+            assert "verdict right" in " ".join(right.inner_text().split()), right.inner_text()
+            assert "verdict wrong" in " ".join(wrong.inner_text().split()) and GROWS in wrong.inner_text(), wrong.inner_text()
+            assert "look at" in right.inner_text() and "look at" in wrong.inner_text()  # each verdict's own sentence
+            why = cards.locator(".widget-vbox", has=page.locator(".widget-html", has_text="Why do you think")).first
+            why.locator("textarea").fill("One node holds every row, so the index asks only it.")
+            why.locator("button", has_text="Keep").click()
+            right.locator(".labkit-explanation", has_text="One node holds every row").wait_for(timeout=30_000)
+            cards.screenshot(path=str(ARTIFACTS / "jupyterlab_right_and_wrong_cards.png"))
             predict(page, "Predict: Registering users", skip=True)
             run_from(page, 'ask_first(asked["register_winner"])')
             stopped_at(page, 'ask_first(asked["login_winner"])')
@@ -208,6 +225,11 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
                 arg=[figure.element_handle(), 2 * before],
                 timeout=600_000,
             )
+            # the re-run asked again and gets its own card in the panel, with its own explanation box
+            rerun_card = login_panel.locator(".labkit-card", has_text="you predicted")
+            rerun_card.wait_for(timeout=120_000)
+            assert "the secondary index" in rerun_card.inner_text() and "verdict" in rerun_card.inner_text(), rerun_card.inner_text()
+            assert login_panel.locator("textarea").count() == 1
             legend = " ".join(figure.locator(".legendtext").all_text_contents())
             assert "naive/legacy" in legend and "naive/sai" in legend and "pattern" in legend, legend
             assert "0.15 core per node" in legend, legend  # the budgeted sweep's lines say so

@@ -79,7 +79,7 @@ def test_a_result_card_as_the_widget_shows_it_has_no_problem(monkeypatch, tmp_pa
     from labkit.widgets import prediction as widget
 
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: shown.append(obj))
     question = Question("nodes", "How many nodes?", "count", low=1, high=8)
     for answer in (3, None):
         box = widget.PredictionBox(question, {"nodes": answer} if answer is not None else {}, notebook="02_index_table")

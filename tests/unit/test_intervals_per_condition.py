@@ -137,7 +137,7 @@ def asked(monkeypatch, tmp_path):
     from labkit.lessons import Lesson
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: None)
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: None)
     lesson = Lesson("03_enumerable_keys", (Question("winner", "Which adds more comments per second?", "choice", options=("rows", "list", TIE)),))
 
     def ask(prediction):

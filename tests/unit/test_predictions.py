@@ -109,7 +109,7 @@ def test_the_card_shows_the_prediction_beside_the_measurement_and_keeps_it(monke
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: shown.append(obj))
     box = widget.PredictionBox(NODES, predictions={"login-nodes": 3}, notebook="02")
     box.freeze()
     line = widget.result_card(box, 2, "The trace lists the coordinator and the replica that owns the lookup row.", user="ann")
@@ -158,7 +158,7 @@ def test_a_lesson_fills_in_its_facts_asks_by_key_and_cards_say_what_the_run_coul
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: shown.append(obj))
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: shown.append(obj))
     lesson = Lesson("02_index_table", (
         Question("touched", "How many of the {nodes} nodes does one login touch?", "count", low=1, high=8, giveaways=("all {nodes} nodes",)),
         Question("winner", "Which logs in more users per second?", "choice", options=("index", "lookup table")),
@@ -197,7 +197,7 @@ def test_a_growth_card_names_whose_throughput_grew_only_where_every_interval_can
     from labkit.results.intervals import RatioInterval
 
     monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: None)
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: None)
     options = ("both", "only the lookup table's", "only the secondary index's", "neither")
     lesson = Lesson("02", (Question("grow", "Whose logins grow?", "choice", options=options),))
     up, flat, noisy = RatioInterval(2.0, 1.5, 2.6, 3, "welch"), RatioInterval(0.8, 0.7, 0.9, 3, "welch"), RatioInterval(1.1, 0.9, 1.3, 3, "welch")
@@ -266,3 +266,95 @@ def test_a_count_over_a_wide_range_is_typed_and_a_narrow_one_is_a_slider():
     wide = PredictionBox(Question("lost", "How many users lost?", "count", low=0, high=100000))
     assert isinstance(narrow.input, w.IntSlider) and isinstance(wide.input, w.BoundedIntText)
     assert wide.lock(50) == 50 and wide.input.max == 100000
+
+
+def test_the_student_explains_each_card_and_the_explanation_is_kept_on_it_in_the_file_and_in_the_collected_rows(monkeypatch, tmp_path):
+    """#70 item 4: under a card a student's run gets, a box asks why; Keep puts the sentences on the card (its saved
+    record, so the class collects them), and beside the prediction in the predictions file."""
+    import nbformat
+
+    from labkit.predictions import collected
+    from labkit.widgets import prediction as widget
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    shown, updated = [], []
+
+    class Handle:
+        def update(self, obj, raw=False):
+            updated.append(obj)
+
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, display_id=None: shown.append(obj) or (Handle() if display_id else None))
+    box = widget.PredictionBox(NODES, notebook="02")
+    box.lock(3)
+    box.freeze()
+    line = widget.result_card(box, 2, "The trace lists the coordinator and one replica.", user="ann")
+    assert shown[0][widget.MIME]["verdict"] == WRONG and "explanation" not in shown[0][widget.MIME]
+    explain = box.explained[-1]
+    assert shown[1] is explain.widget  # the box comes right under its card
+    assert explain.explain("   ")["question"] == "login-nodes" and not updated  # nothing written: nothing kept
+    kept = explain.explain("The lookup row's replica\nanswers; the coordinator is the second.")
+    assert kept["explanation"] == "The lookup row's replica answers; the coordinator is the second."
+    card = updated[-1]
+    assert card[widget.MIME]["explanation"] == kept["explanation"] and card[widget.MIME]["prediction"] == 3
+    assert "your explanation: The lookup row" in card["text/plain"] and "labkit-explanation" in card["text/html"]
+    assert card["text/html"].index("one replica.") < card["text/html"].index("your explanation")  # beside the run's evidence
+    lines = [json.loads(l) for l in (tmp_path / "predictions.jsonl").read_text().splitlines()]
+    assert [(l.get("kind"), l["prediction"], l.get("explanation")) for l in lines] == [
+        (None, 3, None), ("explanation", 3, kept["explanation"])]
+    assert lines[1]["explained"] == line["time"]  # the card it explains
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("asked.card(...)", outputs=[nbformat.v4.new_output("display_data", data=card)])]
+    nbformat.write(nb, tmp_path / "02.ipynb")
+    assert [r["explanation"] for r in collected([tmp_path / "02.ipynb"])] == [kept["explanation"]]
+
+    shown.clear()
+    batch = widget.PredictionBox(NODES, predictions={"login-nodes": 2}, notebook="02")
+    batch.freeze()
+    widget.result_card(batch, 2, "x", keep=False)
+    assert len(shown) == 1 and batch.explained == []  # a batch run has no one to ask
+
+
+def test_a_panel_run_from_its_button_gets_its_own_card_from_that_runs_rows(monkeypatch, tmp_path):
+    """A panel's re-run asks again and gets its own card, shown in the panel (the run ends in a background thread),
+    judged on that run's rows only; the notebook's own run keeps its card in the next cell."""
+    import contextlib
+    from pathlib import Path
+
+    from labkit.catalogue import describe
+    from labkit.clusters.slot import ClusterSlot
+    from labkit.sweeps import request_for
+    from labkit.widgets import ControlPanel, panel as panel_module
+    from labkit.widgets.prediction import MIME, PredictionBox, result_card
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    chat = str(Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml")
+    panel = ControlPanel(request_for(describe(chat), describe(chat).named_sweep("quick", "mix")), slot=ClusterSlot.for_engine("cassandra", "local"))
+    question = Question("faster", "Which design serves more operations?", "choice", options=("by_index", "by_query"))
+    box = PredictionBox(question)
+    panel.ask_first(box)
+    runs = iter([[("by_index", 100.0), ("by_query", 300.0)], [("by_index", 500.0), ("by_query", 200.0)]])
+    monkeypatch.setattr(panel_module, "Bench", lambda *a, **k: contextlib.nullcontext(None))
+    monkeypatch.setattr(panel_module, "measure", lambda bench, store=None, watch=None: (
+        {"approach": a, "threads": 2, "nodes": 1, "processes": 1, "throughput": t, "p95_us": 1000, "complete": True} for a, t in next(runs)))
+    monkeypatch.setattr(panel, "_draw", lambda row: None)
+    seen = []
+
+    def card(rows):  # a notebook's card function: judged on the rows it is given
+        seen.append(rows)
+        return result_card(box, rows.sort_values("throughput").approach.iloc[-1], f"{len(rows)} runs", keep=False)
+
+    panel.card_each_run(card)
+    box.lock("by_query")
+    panel.run(wait=True)  # the notebook's run: its card is the next cell's
+    assert panel.error is None and seen == [] and panel.cards.outputs == ()
+    box.lock("by_query")
+    panel.run(wait=False).wait(30)  # the Run button's
+    assert panel.error is None and len(seen) == 1 and list(seen[0].throughput) == [500.0, 200.0]  # that run's rows only
+    card_out, explain_out = panel.cards.outputs
+    assert card_out["data"][MIME]["verdict"] == WRONG and card_out["data"][MIME]["prediction"] == "by_query"
+    assert "widget-view" in next(iter(explain_out["data"]))
+    box.explained[-1].explain("The index read fewer partitions at this size.")
+    assert panel.cards.outputs[0]["data"][MIME]["explanation"] == "The index read fewer partitions at this size."
