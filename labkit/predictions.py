@@ -42,6 +42,11 @@ UNMEASURED = ("not measured", "not compared", "not confirmed", "not run")
 CARD_MIME = "application/vnd.labkit.prediction+json"
 """A result card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
 and the batch report carry the student's predictions (a kernel cannot write cell metadata)."""
+JUDGED_ANSWER, NOT_MEASURED = "yes", "not measured"
+COULD_JUDGE = (JUDGED_ANSWER, TIE, TOO_FEW, NOT_MEASURED)
+"""What a run could judge, whatever was predicted (a card's `could_judge`): an answer a prediction is right or wrong
+against, a tie (no difference the run can show, itself an answer), too few repeats for an interval, or nothing
+measured. A batch run predicts nothing, so this, not the verdict, says what its sizes can teach."""
 BATCH_ENV = "LABKIT_BATCH"
 """Set (to anything but 0) by `labkit.batch` and the test harness: no one will answer, so never ask."""
 
@@ -117,6 +122,20 @@ def judge(question: Question, prediction: Any, measured: Any) -> str:
     return TOO_FEW  # one number without a band cannot say how near is right
 
 
+def could_judge(question: Question, measured: Any, verdict: str | None = None) -> str:
+    """What this run's measurement could judge (COULD_JUDGE), whatever was predicted: `verdict` is the one a card was
+    told (too few repeats where the run itself knows it had too few)."""
+    if verdict == TOO_FEW:
+        return TOO_FEW
+    if isinstance(measured, RatioInterval):
+        return JUDGED_ANSWER if measured.has_interval else TOO_FEW
+    if _unmeasured(measured):
+        return NOT_MEASURED
+    if question.kind == "estimate" and not isinstance(measured, tuple):
+        return TOO_FEW  # one number without a band
+    return JUDGED_ANSWER
+
+
 def winner(interval: RatioInterval | None, first: str, second: str) -> str | None:
     """Which of two approaches a first/second ratio says won, or None when it cannot tell (within noise, too
     few repeats): the measured answer to a "which is faster" choice."""
@@ -150,10 +169,10 @@ def given(question: Question, predictions: Any) -> Any:
 
 
 def record(path: Path, *, notebook: str, question: Question, prediction: Any, measured: Any, verdict: str,
-           user: str, namespace: str, when: datetime.datetime | None = None) -> dict[str, Any]:
+           user: str, namespace: str, when: datetime.datetime | None = None, could_judge: str | None = None) -> dict[str, Any]:
     """Append one line to the predictions file (JSON lines) and return it."""
     line = {"notebook": notebook, "question": question.key, "text": question.text, "prediction": prediction,
-            "measured": measured.text() if isinstance(measured, RatioInterval) else measured, "verdict": verdict,
+            "measured": measured.text() if isinstance(measured, RatioInterval) else measured, "verdict": verdict, "could_judge": could_judge,
             "user": user, "namespace": namespace,
             "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
     path.parent.mkdir(parents=True, exist_ok=True)

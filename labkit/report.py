@@ -180,6 +180,28 @@ def cards(nb: Any) -> list[dict]:
             for output in cell.get("outputs", []) if CARD_MIME in output.get("data", {})]
 
 
+def judged_counts(shown: list[dict]) -> dict[str, int]:
+    """What one notebook's cards could judge and did: `questions`; `could judge` (an answer a prediction is right or
+    wrong against), `tie` (of those, no difference the run could show), `too few` (too few repeats to judge), `not
+    measured`; and the verdicts: `right`, `wrong`, `no prediction`. A batch run predicts nothing, so what it could
+    judge is what its sizes can teach; a card made before cards said (could_judge missing) counts as not measured."""
+    from .predictions import ABSENT, JUDGED_ANSWER, RIGHT, TIE, TOO_FEW, WRONG
+
+    could = [c.get("could_judge") for c in shown]
+    verdicts = [c.get("verdict") for c in shown]
+    return {"questions": len(shown), "could judge": sum(c in (JUDGED_ANSWER, TIE) for c in could), "tie": could.count(TIE),
+            "too few": could.count(TOO_FEW), "not measured": sum(c not in (JUDGED_ANSWER, TIE, TOO_FEW) for c in could),
+            "right": verdicts.count(RIGHT), "wrong": verdicts.count(WRONG), "no prediction": verdicts.count(ABSENT)}
+
+
+def judged_sentence(counts: dict[str, int]) -> str:
+    """'This run could judge 4 of 6 questions (1 a tie); 2 too few repeats. Verdicts: 0 right, 0 wrong, 6 no prediction.'"""
+    return (f"This run could judge {counts['could judge']} of {counts['questions']} questions"
+            + (f" ({counts['tie']} a tie: no difference the run could show)" if counts["tie"] else "")
+            + "".join(f"; {counts[k]} {k.replace('too few', 'too few repeats to judge')}" for k in ("too few", "not measured") if counts[k])
+            + f". Verdicts: {counts['right']} right, {counts['wrong']} wrong, {counts['no prediction']} no prediction.")
+
+
 def failure(nb: Any) -> str:
     """'cell N (its first line): Error: message' for the first cell that raised, else ''."""
     for index, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
@@ -215,8 +237,9 @@ def _section(run: Any, out_dir: Path, index: int) -> str:
     if shown:
         answered = sum(c.get("prediction") is not None for c in shown)
         parts.append(f"<p>Predictions: {answered} of {len(shown)} questions answered before their runs"
-                     f"{' (a batch run records the others as none)' if answered < len(shown) else ''}.</p>")
-        parts.append(pd.DataFrame(shown)[["question", "prediction", "measured", "verdict"]].fillna("none")
+                     f"{' (a batch run records the others as none)' if answered < len(shown) else ''}. "
+                     f"{html.escape(judged_sentence(judged_counts(shown)))}</p>")
+        parts.append(pd.DataFrame(shown).reindex(columns=["question", "prediction", "measured", "verdict", "could_judge"]).fillna("none")
                      .to_html(index=False, classes="headline", border=0))
     figure = first_figure(nb) if nb is not None else None
     if figure is not None:
@@ -227,12 +250,29 @@ def _section(run: Any, out_dir: Path, index: int) -> str:
     return "\n".join(parts)
 
 
+def judged_table(runs: list[Any], out_dir: Path) -> pd.DataFrame:
+    """One row per executed notebook with cards: judged_counts of its cards, and a total row."""
+    import nbformat
+
+    rows = []
+    for run in runs:
+        executed = out_dir / f"{run.name}.ipynb"
+        shown = cards(nbformat.read(executed, as_version=4)) if executed.exists() else []
+        if shown:
+            rows.append({"notebook": run.name, **judged_counts(shown)})
+    table = pd.DataFrame(rows)
+    if not table.empty:
+        table = pd.concat([table, pd.DataFrame([{"notebook": "all", **table.drop(columns="notebook").sum().to_dict()}])], ignore_index=True)
+    return table
+
+
 def write_report(runs: list[Any], out_dir: Path, profile: str) -> Path:
     """build/index.html: one section per notebook, failures first in the summary line."""
     ensure_plotly(out_dir)
     failed = [r.name for r in runs if not r.ok]
     summary = f"{len(runs) - len(failed)} of {len(runs)} notebooks ran" + (f"; failed: {', '.join(failed)}" if failed else "")
     sections = "\n".join(_section(r, out_dir, i) for i, r in enumerate(runs))
+    judged = judged_table(runs, out_dir)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>labkit report ({html.escape(profile)})</title>
 <script src="{PLOTLY_FILE}"></script>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}td,th{{padding:.25em .8em;text-align:left;font-size:90%}}
@@ -244,6 +284,10 @@ Each headline row is one pattern phase on one cluster size: every approach's thr
 the pattern / naive ratio with a 95% interval from paired repeats (or the spread and "too few repeats for an interval";
 "within noise" when the interval holds 1), how many runs passed verification and what limited the points (client, server nodeN, machine, none).
 The notebook pages (links) hold every table and figure.</p>
+<h2>What this run could judge</h2>
+<p>Per notebook, its questions' cards: how many the run's measurements could judge (an answer a prediction is right or wrong
+against; a tie is one), how many had too few repeats for an interval or nothing measured, and the verdicts on the predictions given.</p>
+{judged.to_html(index=False, classes="headline", border=0) if not judged.empty else "<p><i>No result cards.</i></p>"}
 {sections}
 </body></html>
 """

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
-from ..predictions import RIGHT, TOO_FEW, WRONG, Question, judge_choice
+from ..predictions import JUDGED_ANSWER, NOT_MEASURED, RIGHT, TIE, TOO_FEW, WRONG, Question, judge_choice, winner
 from ..results.intervals import PointRatio, RatioInterval, interval_of
 from ..results.intervals import ratio_at_point as ratio_at_one_point
 
@@ -70,14 +70,17 @@ class Asked(dict):
         self[key].require()
         self[key].freeze()
 
-    def card(self, key: str, measured: Any, evidence: str, verdict: str | None = None) -> dict[str, Any]:
+    def card(self, key: str, measured: Any, evidence: str, verdict: str | None = None, judgeable: str | None = None) -> dict[str, Any]:
         """The result card: the prediction beside `measured`, the verdict (judged, unless `verdict` says what
-        the run could tell, e.g. too few repeats) and the servers' evidence; kept in the predictions file."""
+        the run could tell, e.g. too few repeats) and the servers' evidence; kept in the predictions file.
+        `judgeable`: what the run could judge whatever was predicted (predictions.COULD_JUDGE), where the card knows
+        better than the measurement's form says (a tie)."""
         from ..host.users import current_user
         from ..namespace import ENV
         from ..widgets.prediction import result_card
 
-        return result_card(self[key], measured, evidence, user=current_user(), namespace=os.environ.get(ENV, ""), verdict=verdict)
+        return result_card(self[key], measured, evidence, user=current_user(), namespace=os.environ.get(ENV, ""), verdict=verdict,
+                           judgeable=judgeable)
 
     def card_which(self, key: str, compared: PointRatio | None, first: str, second: str, evidence: str, what: str = "per second") -> dict[str, Any]:
         """The card of a "which of two serves more" question, from `compared` (`ratio_at_point`: first over second
@@ -89,7 +92,7 @@ class Asked(dict):
         box = self[key]
         prediction = box.ran_with
         if compared is None:
-            measured, verdict = "not measured (no run of both)", TOO_FEW
+            measured, verdict, judgeable = "not measured (no run of both)", TOO_FEW, NOT_MEASURED
         else:
             measured = f"{first} / {second}, {' '.join(filter(None, (what, compared.where())))}: {compared.interval.text()}"
             if not compared.has_interval:
@@ -97,7 +100,8 @@ class Asked(dict):
             if compared.range_text():
                 measured += f"; {compared.range_text()}"
             verdict = judge_choice(box.question, prediction, compared.interval, first, second)
-        return self.card(key, measured, evidence, verdict=verdict)
+            judgeable = (TOO_FEW if not compared.has_interval else JUDGED_ANSWER if winner(compared.interval, first, second) else TIE)
+        return self.card(key, measured, evidence, verdict=verdict, judgeable=judgeable)
 
     def card_growth(self, key: str, grew: dict[str, RatioInterval | None], low_n: int, high_n: int, evidence: str,
                     unit: str = "tx/s") -> dict[str, Any]:
@@ -108,12 +112,12 @@ class Asked(dict):
         measured = "; ".join(f"{name} {i.text() if i else 'not run'}" for name, i in grew.items()) + f" ({unit}, {high_n} nodes over {low_n})"
         intervals = [i for i in grew.values() if i is not None and i.has_interval]
         if len(intervals) < len(grew):
-            return self.card(key, measured, evidence, verdict=TOO_FEW)
+            return self.card(key, measured, evidence, verdict=TOO_FEW, judgeable=TOO_FEW)
         up = [name for name, i in grew.items() if i is not None and i.low > 1]
         answer = "both" if len(up) == len(grew) else f"only {up[0]}'s" if len(up) == 1 else "neither"
         box = self[key]
         prediction = box.ran_with
-        return self.card(key, f"{answer}: {measured}", evidence, verdict=RIGHT if prediction == answer else WRONG)
+        return self.card(key, f"{answer}: {measured}", evidence, verdict=RIGHT if prediction == answer else WRONG, judgeable=JUDGED_ANSWER)
 
 
 def pattern_settings(rows: Any) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 import ipywidgets as w
 
-from ..predictions import ABSENT, CARD_MIME, Question, given, in_batch, judge, predictions_file, record, record_explanation
+from ..predictions import ABSENT, CARD_MIME, Question, could_judge, given, in_batch, judge, predictions_file, record, record_explanation
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
 
@@ -226,19 +226,22 @@ def card_bundle(question: Question, line: dict[str, Any], evidence: str, earlier
 
 
 def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str = "", namespace: str = "", keep: bool = True,
-                verdict: str | None = None) -> dict[str, Any]:
+                verdict: str | None = None, judgeable: str | None = None) -> dict[str, Any]:
     """After the run: the frozen prediction beside what was measured, the verdict, and the sentences that
     explain it from the servers' evidence (`evidence`, written to hold either way the numbers land). Returns the
     record (kept in the predictions file unless `keep` is False) and displays the card, and under it (when a
     student is there to answer) the box that asks why it came out this way. `verdict` replaces the judged one
-    where the run itself says what it could tell (too few repeats); no prediction stays "no prediction"."""
+    where the run itself says what it could tell (too few repeats); no prediction stays "no prediction". The record's
+    `could_judge` says what the run could judge whatever was predicted (`judgeable`, else predictions.could_judge)."""
     prediction = box.ran_with
+    could = judgeable or could_judge(box.question, measured, verdict)
     verdict = ABSENT if prediction is None else verdict or judge(box.question, prediction, measured)
     shown = measured.text() if hasattr(measured, "text") else measured
-    line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown, "verdict": verdict}
+    line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown, "verdict": verdict,
+            "could_judge": could}
     if keep:
         line = record(predictions_file(), notebook=box.notebook, question=box.question, prediction=prediction, measured=measured,
-                      verdict=verdict, user=user, namespace=namespace)
+                      verdict=verdict, user=user, namespace=namespace, could_judge=could)
     earlier = ", ".join(ABSENT if e is None else str(e) for e in box.frozen[:-1])  # a re-run asked again: each prediction shows
     place = _card_place.get()
     shown_card = place(card_bundle(box.question, line, evidence, earlier)) if place is not None else _CellCard(card_bundle(box.question, line, evidence, earlier))

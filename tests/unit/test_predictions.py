@@ -358,3 +358,38 @@ def test_a_panel_run_from_its_button_gets_its_own_card_from_that_runs_rows(monke
     assert "widget-view" in next(iter(explain_out["data"]))
     box.explained[-1].explain("The index read fewer partitions at this size.")
     assert panel.cards.outputs[0]["data"][MIME]["explanation"] == "The index read fewer partitions at this size."
+
+
+def test_a_card_says_what_its_run_could_judge_whatever_was_predicted_and_the_report_counts_it(monkeypatch, tmp_path):
+    """#70 item 2: a batch run predicts nothing, so its verdicts are all "no prediction"; each card also says what the run
+    could judge (an answer, a tie, too few repeats, nothing measured), and the report counts that per notebook."""
+    from labkit.lessons import Lesson
+    from labkit.predictions import JUDGED_ANSWER, NOT_MEASURED
+    from labkit.report import judged_counts, judged_sentence
+    from labkit.results.intervals import PointRatio
+
+    monkeypatch.setenv("LABKIT_HOME", str(tmp_path))
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False, **_kw: None)
+    lesson = Lesson("02", (Question("winner", "Which serves more?", "choice", options=("a", "b", TIE)),
+                           Question("factor", "How many times more?", "ratio", low=0.1, high=10),
+                           Question("nodes", "How many nodes?", "count", low=1, high=8)))
+    at = (("threads", 8),)
+    clear, tie, few = (PointRatio(RatioInterval(e, lo, hi, n, m), at, 1, e, e) for e, lo, hi, n, m in
+                       ((2.0, 1.6, 2.5, 3, "t"), (1.1, 0.8, 1.4, 3, "t"), (2.0, 2.0, 2.0, 1, "spread")))
+    batch = lesson.ask({}, nodes=3)
+    for key in ("winner", "factor", "nodes"):
+        batch.require(key)
+    shown = [batch.card_which("winner", clear, "a", "b", "x"), batch.card_which("winner", tie, "a", "b", "x"),
+             batch.card_which("winner", few, "a", "b", "x"), batch.card_which("winner", None, "a", "b", "x"),
+             batch.card("factor", clear.interval, "x"), batch.card("factor", few.interval, "x"),
+             batch.card("nodes", 3, "x"), batch.card("nodes", "not measured (no trace)", "x")]
+    assert [c["could_judge"] for c in shown] == [JUDGED_ANSWER, TIE, TOO_FEW, NOT_MEASURED, JUDGED_ANSWER, TOO_FEW, JUDGED_ANSWER, NOT_MEASURED]
+    assert {c["verdict"] for c in shown} == {ABSENT}
+    counts = judged_counts(shown)
+    assert (counts["questions"], counts["could judge"], counts["tie"], counts["too few"], counts["not measured"]) == (8, 4, 1, 2, 2)
+    assert judged_sentence(counts).startswith("This run could judge 4 of 8 questions (1 a tie")
+
+    asked = lesson.ask({"winner": TIE, "nodes": 2}, nodes=3)
+    asked.require("winner"); asked.require("nodes")
+    judged = judged_counts([asked.card_which("winner", tie, "a", "b", "x"), asked.card("nodes", 3, "x")])
+    assert (judged["right"], judged["wrong"], judged["no prediction"]) == (1, 1, 0)

@@ -101,3 +101,24 @@ def test_the_sink_appends_rows_only_when_a_batch_asks(tmp_path, monkeypatch):
     sink.record({"a": 1})
     sink.record({"a": 2})
     assert list(pd.read_csv(target)["a"]) == [1, 2]
+
+
+def test_the_report_counts_per_notebook_what_its_cards_could_judge(tmp_path):
+    """The instructor sees what an overnight run could judge: per notebook and in all, from the executed notebooks' cards."""
+    from types import SimpleNamespace
+
+    import nbformat
+
+    from labkit.predictions import ABSENT, CARD_MIME, JUDGED_ANSWER, TIE, TOO_FEW
+    from labkit.report import judged_table
+
+    for name, could in (("02_index_table", [JUDGED_ANSWER, TIE, TOO_FEW]), ("05_ycsb", [TOO_FEW])):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell("asked.card(...)", outputs=[
+            nbformat.v4.new_output("display_data", data={CARD_MIME: {"question": f"q{i}", "verdict": ABSENT, "could_judge": c}}) for i, c in enumerate(could)])]
+        nbformat.write(nb, tmp_path / f"{name}.ipynb")
+    runs = [SimpleNamespace(name="02_index_table"), SimpleNamespace(name="05_ycsb"), SimpleNamespace(name="06_missing")]
+    table = judged_table(runs, tmp_path).set_index("notebook")
+    assert list(table.index) == ["02_index_table", "05_ycsb", "all"]
+    assert table.loc["02_index_table", ["questions", "could judge", "tie", "too few"]].tolist() == [3, 2, 1, 1]
+    assert table.loc["all", ["questions", "could judge", "too few", "no prediction"]].tolist() == [4, 2, 2, 4]
