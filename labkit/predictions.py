@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .errors import ConfigError
 from .results.intervals import RatioInterval
@@ -99,6 +99,26 @@ class Question:
         return value
 
 
+class Band(NamedTuple):
+    """An estimate's measured value and the band a prediction is right in (`band()`: as wide as the question says)."""
+
+    value: float
+    low: float
+    high: float
+    unit: str = ""
+
+    def text(self) -> str:
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{self.value:.3g}{unit} (an estimate from {self.low:.3g} to {self.high:.3g}{unit} is right)"
+
+
+def band(value: float, *, within: float, share: float = 0.0, unit: str = "") -> Band:
+    """The band around a measured `value` that an estimate question names: `within` either way, or `share` of the value
+    where that is wider ("within 3 s or a third, whichever is more")."""
+    half = max(within, abs(value) * share)
+    return Band(value, value - half, value + half, unit)
+
+
 def judge(question: Question, prediction: Any, measured: Any) -> str:
     """The verdict on one prediction. `measured`: for choice and count the exact value the run gave (None when
     a ratio decided nothing); for ratio a RatioInterval; for estimate a number or a (value, low, high) band."""
@@ -116,8 +136,8 @@ def judge(question: Question, prediction: Any, measured: Any) -> str:
         if not measured.has_interval:
             return TOO_FEW
         return RIGHT if measured.low <= prediction <= measured.high else WRONG  # outside the interval is wrong, even when it holds 1
-    if isinstance(measured, tuple):
-        _, low, high = measured
+    if isinstance(measured, tuple):  # a Band, or (value, low, high)
+        low, high = measured[1], measured[2]
         return RIGHT if low <= prediction <= high else WRONG
     return TOO_FEW  # one number without a band cannot say how near is right
 
@@ -172,7 +192,7 @@ def record(path: Path, *, notebook: str, question: Question, prediction: Any, me
            user: str, namespace: str, when: datetime.datetime | None = None, could_judge: str | None = None) -> dict[str, Any]:
     """Append one line to the predictions file (JSON lines) and return it."""
     line = {"notebook": notebook, "question": question.key, "text": question.text, "prediction": prediction,
-            "measured": measured.text() if isinstance(measured, RatioInterval) else measured, "verdict": verdict, "could_judge": could_judge,
+            "measured": measured.text() if isinstance(measured, (RatioInterval, Band)) else measured, "verdict": verdict, "could_judge": could_judge,
             "user": user, "namespace": namespace,
             "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,16 +10,17 @@ and then `asked.show(key)` before an experiment, `asked.require(key)` as the exp
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import ConfigError
 from ..predictions import JUDGED_ANSWER, NOT_MEASURED, RIGHT, TIE, TOO_FEW, WRONG, Question, judge_choice, winner
 from ..results.intervals import PointRatio, RatioInterval, interval_of
 from ..results.intervals import ratio_at_point as ratio_at_one_point
 
-__all__ = ["Asked", "Lesson", "growth_with_nodes", "net_cpu_between", "pattern_settings", "ratio_at_point", "server_cpu_per"]
+__all__ = ["Asked", "Lesson", "sweep_repeats", "growth_with_nodes", "net_cpu_between", "pattern_settings", "ratio_at_point", "server_cpu_per"]
 
 
 class _Facts(dict):
@@ -55,6 +56,18 @@ class Lesson:
         from ..widgets.prediction import PredictionBox
 
         return Asked({q.key: PredictionBox(self.question(q.key, **facts), predictions, notebook=self.notebook) for q in self.questions})
+
+
+def sweep_repeats(module: str, sweep: str, description: str = "PATTERN") -> Callable[[str], int]:
+    """For a lesson module's JUDGED_AT (question key -> the paired repeats its card's interval rests on at a size, for each
+    question judged against an interval; tests/unit/test_judged_sizes.py wants 3 at `quick`): the repeats of a described sweep at a size (`module`.`description`.named_sweep(size, sweep)),
+    which every point of a closed sweep runs, so the pairs at the point its card judges. The module is imported when asked
+    (a lesson's questions load without the pattern's drivers)."""
+
+    def repeats(size: str) -> int:
+        return int(getattr(importlib.import_module(module), description).named_sweep(size, sweep).repeats)
+
+    return repeats
 
 
 class Asked(dict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 PARTS, WIDE = "a table per group", "the wide record"
 YES, NO = "yes", "no"
@@ -71,3 +71,7 @@ def assert_like_the_source(bibliography: Any) -> None:
     if problems:
         raise VerificationFailed(problems, "What to do: the data set is labkit's own seeded generator, so this is no chance: "
                                  "if you changed its code or its seed, look there; otherwise tell your instructor.")
+
+
+JUDGED_AT = {"one_group_winner": sweep_repeats("labkit.patterns.distorted_replicas", "read")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

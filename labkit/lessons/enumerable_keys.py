@@ -8,7 +8,7 @@ changes as one post grows (the last run over the first)."""
 from __future__ import annotations
 
 from ..predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 ROWS, LIST = "one row per comment", "the list in the post"
 SLOWS, FLAT = "slows by more than 1.5x", "stays within 1.5x"
@@ -40,3 +40,8 @@ LESSON = Lesson("03_enumerable_keys", (
                             "to 3 or more and Run again, or read the classroom paginate row in the closing section."},
              giveaways=("11x (4.8-27)", "7.3x (5.6-9.4)", "the page is where the list loses", "7.1x (6.6-7.7)")),
 ))
+
+
+JUDGED_AT = {"write_winner": sweep_repeats("labkit.patterns.enumerable_keys", "write"),
+             "page_winner": sweep_repeats("labkit.patterns.enumerable_keys", "paginate")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

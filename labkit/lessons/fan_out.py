@@ -7,7 +7,7 @@ below three pairs)."""
 from __future__ import annotations
 
 from ..predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 ON_WRITE = "fan-out on write"
 ON_READ = "fan-out on read"
@@ -56,3 +56,9 @@ LESSON = Lesson("04_fan_out_on_write", (
                             "= {'budgeted': {'repeats': 3}} (the classroom profile does), or read the closing section's budgeted rows."},
              giveaways=("nodes did little for either", "did not help fan-out on read", "helped fan-out on write only")),
 ))
+
+
+JUDGED_AT = {"post_winner": sweep_repeats("labkit.patterns.fan_out", "post"),
+             "page_winner": sweep_repeats("labkit.patterns.fan_out", "paginate"),
+             "budget_growth": sweep_repeats("labkit.patterns.fan_out", "budgeted")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

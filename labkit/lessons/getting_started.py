@@ -10,6 +10,21 @@ from . import Lesson
 
 BOTH, ONE_ONLY, QUORUM_ONLY, NEITHER = "at ONE and at QUORUM", "at ONE only", "at QUORUM only", "at neither"
 
+SIZES = {
+    # every cell at its smallest (make test): one thread count, one round, each card judged (too few repeats is a verdict)
+    "smoke": {"records": 500, "threads": (4,), "operations": 300, "level_rounds": 1,
+              "budget_ops": 500, "budget_records": 2000, "budget_threads": 32, "budget_repeats": 1, "budget_warmup": 200},
+    # one thread count, the two levels alternating over 3 rounds (3 ABBA pairs: the faster_level card's interval, #70), in the
+    # work of the three thread counts it replaced; 3 budgeted blocks per node count (budget_scaling's interval), each run shorter
+    # (1,500 warm-up transactions: a run that warms itself needs no unmeasured block)
+    "quick": {"records": 1000, "threads": (4,), "operations": 1500, "level_rounds": 3,
+              "budget_ops": 700, "budget_records": 20000, "budget_threads": 96, "budget_repeats": 3, "budget_warmup": 1500},
+    "classroom": {"records": 10000, "threads": (1, 2, 4, 8, 16, 32), "operations": 20000, "level_rounds": 1,
+                  "budget_ops": 4000, "budget_records": 20000, "budget_threads": 96, "budget_repeats": 3, "budget_warmup": 4000},
+}
+"""The notebook's sizes (its `profile` parameter picks one; its `sizes` parameter replaces parts): records and client
+threads of the consistency sweep, its rounds (each runs both levels, in alternating order), and section 5's budgeted sweep."""
+
 LESSON = Lesson("00_getting_started", (
     Question("faster_level", "Workload A on {nodes} nodes, replication factor 3: at the same number of client threads, which "
              "consistency level will serve more transactions per second?", "choice", options=("ONE", "QUORUM", TIE),
@@ -17,7 +32,7 @@ LESSON = Lesson("00_getting_started", (
                           "each level waits for set the difference, or its absence, that you predicted.",
                    WRONG: "Where the ONE / QUORUM interval lies against 1 and the two levels' median p95 latency; then weigh the replicas "
                           "QUORUM waits for in the next cell's trace against ONE's, with every node on one machine.",
-                   TOO_FEW: "This sweep ran each level once per thread count, so no point has an interval: read the two throughput curves "
+                   TOO_FEW: "This sweep ran each level fewer than 3 times per thread count, so no point has an interval: read the two throughput curves "
                             "and p95 latencies as one run's hint, and the next trace's replica counts for the mechanism."},
              giveaways=("quorum costs in latency", "the coordinator waits for the slower")),
     Question("quorum_replicas", "One row, replication factor 3 on {nodes} nodes. How many replicas will read that row for one "
@@ -44,3 +59,7 @@ LESSON = Lesson("00_getting_started", (
                             "run section 5 again, or read the classroom run's multiples of one node in the closing section."},
              giveaways=("1.7x (1.2-2.2)", "do not serve three times")),
 ))
+
+
+JUDGED_AT = {"faster_level": lambda size: SIZES[size]["level_rounds"], "budget_scaling": lambda size: SIZES[size]["budget_repeats"]}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

@@ -13,6 +13,13 @@ ALL, HALF, SIXTEENTH = "all of them", "about half", "about a sixteenth"
 SHARES = {ALL: 1.0, HALF: 0.5, SIXTEENTH: 1 / 16}
 """The choices of `hashed_busiest` and the share each stands for; a measured share is the nearest of them."""
 
+SIZES = {"smoke": {"writes": 160, "blocks": 1, "users": 200, "logins": 10},  # every cell at its smallest (make test): one block, a fifth of quick's users, a quarter of its logins
+         # 3 blocks of both key designs (3 ABBA pairs: the hashed_faster card's interval, #70), in the writes of the one block of 800 they replaced
+         "quick": {"writes": 272, "blocks": 3, "users": 1000, "logins": 40},
+         "classroom": {"writes": 3000, "blocks": 3, "users": 10000, "logins": 200}}
+"""The notebook's sizes (its `profile` parameter picks one): writes per run and blocks of the hot-spot test, users and logins of
+the index test."""
+
 LESSON = Lesson("09_hbase_regions", (
     Question("sequential_regions", "{threads} client threads write {writes} rows keyed by timestamp into a table split into "
              "16 regions on 2 region servers. How many of the 16 regions will take writes?", "count", low=0, high=16,
@@ -58,3 +65,7 @@ LESSON = Lesson("09_hbase_regions", (
 def nearest_share(share: float) -> str:
     """The choice of `hashed_busiest` nearest to a measured share of the writes."""
     return min(SHARES, key=lambda choice: abs(SHARES[choice] - share))
+
+
+JUDGED_AT = {"hashed_faster": lambda size: SIZES[size]["blocks"]}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

@@ -7,7 +7,7 @@ are "too few repeats to judge" where the run had fewer than three pairs."""
 from __future__ import annotations
 
 from ..predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 INDEX = "the secondary index"
 LOOKUP = "the lookup table"
@@ -64,3 +64,8 @@ LESSON = Lesson("02_index_table", (
              giveaways=("to **every shard**", "every shard and merges")),
 ))
 
+
+JUDGED_AT = {"register_winner": sweep_repeats("labkit.patterns.index_table", "register"),
+             "login_winner": sweep_repeats("labkit.patterns.index_table", "login"),
+             "budget_growth": sweep_repeats("labkit.patterns.index_table", "budgeted")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

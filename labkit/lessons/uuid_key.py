@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..predictions import RIGHT, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 LESSON = Lesson("01_uuid_key", (
     Question("claim_dc", "Ireland's application claims one key from the counter, which lives in dc1 only. In which "
@@ -83,3 +83,7 @@ def assert_partition_outcome(totals: Any) -> None:
     if len(totals):
         print(totals[list(PARTITION_COLUMNS)].to_string(index=False))
     assert_verified(totals, expect_none={"rows unlike the lesson's account": expected_losses(totals)})
+
+
+JUDGED_AT = {"ireland_slower": sweep_repeats("labkit.patterns.uuid_key", "availability")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

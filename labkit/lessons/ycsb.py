@@ -8,7 +8,7 @@ sooner is a paired ratio over the blocks and loads both kept up with."""
 from __future__ import annotations
 
 from ..predictions import RIGHT, TOO_FEW, WRONG, Question
-from . import Lesson
+from . import Lesson, sweep_repeats
 
 RISES, SAME, FALLS = "rises", "stays within 5 points", "falls"
 
@@ -61,3 +61,7 @@ LESSON = Lesson("05_ycsb_workloads", (
                             "latencies load by load and the committed workload C rows in the closing section."},
              giveaways=("0.75x (0.63-0.89)", "answered reads sooner", "0.56x (0.32-0.97)", "answered sooner")),
 ))
+
+
+JUDGED_AT = {"index_saving": sweep_repeats("labkit.workloads.ycsb", "index-query", description="WORKLOAD")}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

@@ -65,3 +65,17 @@ def days_named(ratio: float) -> str:
     import math
 
     return min(DAYS, key=lambda name: abs(math.log(DAYS[name]) - math.log(max(ratio, 1e-9))))
+
+
+def _chat_mix_repeats(size: str) -> int:
+    """The repeats of the chat profile's mix sweep (datasets/profiles/chat.yaml) at a size."""
+    from pathlib import Path
+
+    from ..catalogue import describe
+
+    chat = Path(__file__).resolve().parents[2] / "datasets" / "profiles" / "chat.yaml"
+    return int(describe(str(chat)).named_sweep(size, "mix").repeats)
+
+
+JUDGED_AT = {"mix_winner": _chat_mix_repeats}
+"""The paired repeats each interval-judged question's card rests on at a size (labkit.lessons.sweep_repeats)."""

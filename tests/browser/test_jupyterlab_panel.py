@@ -29,8 +29,8 @@ from labkit.home import clusters_dir
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "build" / "test-artifacts"
-TINY = {"overrides": {"register": {"nodes": [1], "threads": [2], "operations": 60},
-                      "login": {"nodes": [1], "threads": [2], "operations": 60, "warmup": 0, "settings": {"users": 100}}}}
+TINY = {"overrides": {"register": {"nodes": [1], "threads": [2], "operations": 60, "repeats": 1},
+                      "login": {"nodes": [1], "threads": [2], "operations": 60, "warmup": 0, "settings": {"users": 100}, "repeats": 1}}}
 GROWS = "more as the cluster grows"  # labkit.lessons.index_table.GROWS, written out as the student reads it
 RUNS_PER_SWEEP = 3 * 1  # approaches x thread counts: the panel's path is the same for one thread count as for several
 

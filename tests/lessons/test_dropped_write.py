@@ -34,7 +34,7 @@ EVERY = 7
 USERS = 42  # 6 of them dropped
 PARAMETERS = {
     "profile": "quick",
-    "overrides": {"register": {"nodes": [1], "threads": [2], "operations": USERS},
+    "overrides": {"register": {"nodes": [1], "threads": [2], "operations": USERS, "repeats": 1},  # one run per approach: 3 runs
                   "login": {"nodes": [1]}},  # section 1 traces one login on the one node only
     "predictions": {},  # a batch run: no box waits, every prediction recorded as absent
 }

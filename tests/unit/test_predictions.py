@@ -393,3 +393,18 @@ def test_a_card_says_what_its_run_could_judge_whatever_was_predicted_and_the_rep
     asked.require("winner"); asked.require("nodes")
     judged = judged_counts([asked.card_which("winner", tie, "a", "b", "x"), asked.card("nodes", 3, "x")])
     assert (judged["right"], judged["wrong"], judged["no prediction"]) == (1, 1, 0)
+
+
+def test_an_estimate_is_judged_against_the_band_its_question_names_and_can_be_wrong(tmp_path):
+    """#70 item 1: `estimate` for a number with a unit (seconds until a dead node is marked down): right inside the band
+    the question states (3 s or a third either way, whichever is more), wrong outside it; one number without a band
+    judges nothing."""
+    from labkit.predictions import Band, band, could_judge
+
+    seconds = Question("down_after", "How many seconds until the others mark it down?", "estimate", low=0, high=120, unit="s")
+    measured = band(12.0, within=3, share=1 / 3, unit="s")
+    assert measured == Band(12.0, 8.0, 16.0, "s") and band(3.0, within=3, share=1 / 3).low == 0.0
+    assert [judge(seconds, p, measured) for p in (8, 15.9, 7.5, 30)] == [RIGHT, RIGHT, WRONG, WRONG]
+    assert judge(seconds, 12, 12.0) == TOO_FEW and could_judge(seconds, 12.0) == TOO_FEW and could_judge(seconds, measured) == "yes"
+    line = record(tmp_path / "p.jsonl", notebook="00", question=seconds, prediction=30, measured=measured, verdict=WRONG, user="u", namespace="")
+    assert line["measured"] == "12 s (an estimate from 8 to 16 s is right)"

@@ -80,7 +80,7 @@ WORKLOAD = Pattern(
                                  approaches=("baseline/c", "baseline/e")),                       # 3,200/s took 10 s at ~640/s
             "cache": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 12000, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
             "cache-fits": NamedSweep("cache", (1, 3), (32,), 1500, {"records": 1500, **SPREAD}, warmup=3000, node_cpu=0.25, approaches=READ_ONLY),
-            "index-query": NamedSweep("index-query", (1,), (4,), 100, {**QUICK, "tags": 100}, warmup=20),
+            "index-query": NamedSweep("index-query", (1,), (4,), 60, {**QUICK, "tags": 100}, warmup=10, repeats=3),  # 3 ABBA pairs: the card's interval (#70); 60: enough to meter
             "index-insert": NamedSweep("index-insert", (1,), (16,), 600, QUICK, warmup=100),
         },
         "classroom": {
