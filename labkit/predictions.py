@@ -54,8 +54,9 @@ BATCH_ENV = "LABKIT_BATCH"
 @dataclass(frozen=True)
 class Question:
     """What the student predicts before one live run: `key` names it in the notebook's `predictions`
-    parameter and in the records; `giveaways` are words that would state the outcome (the committed value,
-    the winning approach) and must not appear in the prose before the run."""
+    parameter and in the records; `giveaways` are the words that state its answer, which no text before the
+    run may say; `expected` is the answer the committed classroom run measured, which the notebook's example
+    of the `predictions` parameter must not be."""
 
     key: str
     text: str
@@ -71,6 +72,14 @@ class Question:
     """verdict -> what the student should look at now in that run's evidence, one sentence written for this
     question that holds whichever way the numbers land (the card shows the one for its verdict)."""
     giveaways: tuple[str, ...] = field(default=(), compare=False)
+    """Words that state the answer in substance, as the notebook words it after the run: the committed value in
+    figures and in words, the winner's name and its synonyms, the direction (grows, stays, fails) and the mechanism
+    that decides it (each node indexes only its own rows). None of them may appear, as whole words, in the text
+    before the run, the question's own included. {name} stands for a fact of the run, as in the text."""
+    expected: Any = field(default=None, compare=False)
+    """The answer the committed classroom run measured (benchmarks/results/classroom_answers.csv, the closing
+    section): an option for a choice, a number for a count, the (low, high) interval for a ratio or an estimate.
+    None where the answer depends on the run's facts (the cluster's size) or no committed run gives one."""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -79,6 +88,24 @@ class Question:
             raise ConfigError(f"question {self.key!r}: a choice needs at least two options")
         if self.low is not None and self.high is not None and self.low > self.high:
             raise ConfigError(f"question {self.key!r}: low {self.low} is above high {self.high}")
+        if self.expected is not None:
+            if self.kind in ("ratio", "estimate"):
+                if not (isinstance(self.expected, tuple) and len(self.expected) == 2 and self.expected[0] <= self.expected[1]):
+                    raise ConfigError(f"question {self.key!r}: the expected answer of a {self.kind} is a (low, high) interval (got {self.expected!r})")
+            else:
+                self.checked(self.expected)
+
+    def is_expected(self, answer: Any) -> bool:
+        """Whether `answer` is the committed answer, judged as a card would judge it against that run: a choice
+        equal to it, a count within the tolerance, a number inside the interval. A ConfigError when the answer is
+        none this question takes; a ValueError when no committed answer is declared."""
+        if self.expected is None:
+            raise ValueError(f"question {self.key!r} declares no expected answer")
+        value = self.checked(answer)
+        if self.kind in ("ratio", "estimate"):
+            low, high = self.expected
+            return low <= value <= high
+        return judge(self, value, self.expected) == RIGHT
 
     def checked(self, answer: Any) -> Any:
         """The answer in this question's terms, or a ConfigError that says what would do."""

@@ -24,35 +24,43 @@ LESSON = Lesson("07_distorted_replicas", (
                           "is one request either way, so see what else separated them, or did not.",
                    TOO_FEW: "fewer than 3 repeats at one thread count, node count and groups: set the panel's repeats to 3 or more and Run "
                             "again, or read the classroom's one-group reads in the closing section."},
-             giveaways=("found a tie for one-group reads", "expect a tie or a small gain at one group")),
+             giveaways=("found a tie for one-group reads", "expect a tie or a small gain at one group", "a tie", "already partly vertical",
+                        "about as few bytes"),
+             expected=TIE),
     Question("three_group_requests", "How many requests will the pattern send to read all three groups of one publication?",
              "count", low=1, high=10,
              look={RIGHT: "the card's requests per transaction for the pattern at 1, 2 and 3 groups against the naive's: each group is a "
                           "table of its own, so reading one more group adds one more request.",
                    WRONG: "the `requests/tx` column, pattern against naive at 1, 2 and 3 groups, then the traced requests' `statements` and "
                           "`partitions read`: see how the count follows the groups each table holds."},
-             giveaways=("one request per group", "three parts are three lookups")),
+             giveaways=("one request per group", "three parts are three lookups", "pieces cost requests", "three requests", "3 requests",
+                        "a request per part"),
+             expected=3),
     Question("author_nodes", "Cluster size {author_nodes}. How many nodes will one 'papers of an author' query through the "
              "index on the author list touch?", "count", low=1, high=8,
              look={RIGHT: "the traced index query's `nodes touched` and `index searches` beside the author partition's: each node indexes "
                           "only the rows it holds, so count how many nodes' ranges the coordinator had to cover.",
                    WRONG: "the trace's `nodes touched` and `index searches` for the index query against the author partition's: compare them "
                           "with the cluster size, remembering that each node's index covers only the rows that node holds."},
-             giveaways=("the index query is sent to every node", "asks every node")),
+             giveaways=("the index query is sent to every node", "asks every node", "every node", "all nodes", "indexes only the rows it holds",
+                        "covers only the rows")),
     Question("batch_extra", "Publishing one paper in the pattern's logged batch: will the servers write anything besides the "
              "paper's rows?", "choice", options=(YES, NO),
              look={RIGHT: "the pattern's `batch-log writes` and `batch-log steps`, in the servers' words, beside its rows written: they show "
                           "whether and where the coordinator stored the batch before applying its rows.",
                    WRONG: "the pattern's `batch-log steps` and `batch-log writes` against its `rows written (replica writes)` and the naive "
                           "row: separate what the servers wrote for the batch itself from the paper's own rows."},
-             giveaways=("batch_store_req", "stores the whole batch on other nodes")),
+             giveaways=("batch_store_req", "stores the whole batch on other nodes", "batch log", "batch-log"),
+             expected=YES),
     Question("route_shards", "With a counting Bloom filter per shard, how many of the 2 shards will a routed query ask, on "
              "average?", "choice", options=(ONE_SHARD, BETWEEN, BOTH_SHARDS),
              look={RIGHT: "the routed `shards asked per query` and the two traced authors (one on one shard, one on both): a filter spares "
                           "only the shards an author is absent from, so the average follows where the papers lie.",
                    WRONG: "the routed and naive `shards asked per query` and the two traced authors: compare how often an author's papers lie "
                           "on both shards with how often a filter wrongly says \"maybe\" (the filter-size table)."},
-             giveaways=("1.6 shards per query", "1.59 shards asked per query")),
+             giveaways=("1.6 shards per query", "1.59 shards asked per query", "1.59 of the 2 shards", "some on both shards",
+                        "bounded by the data"),
+             expected=BETWEEN),
 ))
 
 

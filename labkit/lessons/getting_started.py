@@ -34,21 +34,26 @@ LESSON = Lesson("00_getting_started", (
                           "QUORUM waits for in the next cell's trace against ONE's, with every node on one machine.",
                    TOO_FEW: "This sweep ran each level fewer than 3 times per thread count, so no point has an interval: read the two throughput curves "
                             "and p95 latencies as one run's hint, and the next trace's replica counts for the mechanism."},
-             giveaways=("quorum costs in latency", "the coordinator waits for the slower")),
+             giveaways=("quorum costs in latency", "the coordinator waits for the slower", "waiting for the slower", "the price is waiting",
+                        "one serves more", "quorum serves fewer")),
     Question("quorum_replicas", "One row, replication factor 3 on {nodes} nodes. How many replicas will read that row for one "
              "read at QUORUM?", "count", low=1, high=9,
              look={RIGHT: "The trace table's `replicas that read the row` and `which`, QUORUM's row beside ONE's: the count follows how "
                           "many replicas each level must hear from before the coordinator replies.",
                    WRONG: "The QUORUM row's `replicas that read the row` and `which` beside the ONE row: count the nodes that logged reading "
                           "their copy, and work out how many of replication factor 3 a majority needs."},
-             giveaways=("at quorum at least two replicas read", "one sends the data, the other a digest")),
+             giveaways=("at quorum at least two replicas read", "one sends the data, the other a digest", "2 of 3", "two of three",
+                        "two replicas read", "at least two replicas"),
+             expected=2),
     Question("kill_reads", "Replication factor 2. After node 3 is killed, how will the rows with a replica on node 3 "
              "(counted above) read?", "choice", options=(BOTH, ONE_ONLY, QUORUM_ONLY, NEITHER),
              look={RIGHT: "The summary's row for rows with a replica on the dead node, ONE succeeded and QUORUM succeeded against its rows, "
                           "and the errors named on the card: each level's replicas needed against the one left alive.",
                    WRONG: "The summary's replica_on_dead_node True row, ONE succeeded and QUORUM succeeded against rows, and the errors the card "
                           "names; then count, for each level, how many live replicas of replication factor 2 it needs."},
-             giveaways=("still read at `one`", "but fail at `quorum`", "refuses up front")),
+             giveaways=("still read at `one`", "but fail at `quorum`", "refuses up front", "2 of 2", "two of two", "failing when too few",
+                        "fail at quorum", "one live replica is enough"),
+             expected=ONE_ONLY),
     Question("budget_scaling", "Three budgeted nodes ({node_cpu} core each) have three times the CPU of one. How many times "
              "the transactions per second of one budgeted node will they serve?", "ratio", low=0.1, high=10,
              look={RIGHT: "The interval holds your factor; check `limit` for 1 and 3 nodes to see whether node budgets, the client or the "
@@ -57,7 +62,8 @@ LESSON = Lesson("00_getting_started", (
                           "machine ran out first says how much of the added CPU three nodes could use.",
                    TOO_FEW: "budget_repeats was below 3, so the factor has no interval: set budget_repeats = 3 (the classroom profile does) and "
                             "run section 5 again, or read the classroom run's multiples of one node in the closing section."},
-             giveaways=("1.7x (1.2-2.2)", "do not serve three times")),
+             giveaways=("1.7x (1.2-2.2)", "do not serve three times", "not three times", "0.87x (0.43-1.7)"),
+             expected=(0.43, 1.7)),
 ))
 
 

@@ -27,14 +27,17 @@ LESSON = Lesson("09_hbase_regions", (
                           "after the last one, so writes land in the regions covering the clock's current leading digits.",
                    WRONG: "the `naive/sequential` bars of writes per region and the regions table before the run (start and end keys): "
                           "compare the leading digits of a nanosecond timestamp with the key range each region covers."},
-             giveaways=("took every write", "into one region", "the last region")),
+             giveaways=("took every write", "into one region", "the last region", "queueing on one", "neighbouring keys sit in the same region",
+                        "the region from 1 to 2", "one region on one server", "hot spot"),
+             expected=1),
     Question("hashed_busiest", "The same writes with the first 4 hex digits of each key's MD5 in front of it. What share of "
              "the writes will the busier of the 2 region servers take?", "choice", options=(ALL, HALF, SIXTEENTH),
              look={RIGHT: "the `pattern/hashed` bars coloured by server and `busiest_server_share`: the MD5 prefix scatters the keys over the "
                           "regions, so each server's share follows how many of those regions the master gave it.",
                    WRONG: "the `pattern/hashed` bars coloured by server and the regions table's `region server` row: compare how the hash "
                           "prefix spreads keys over the regions with how those regions are split between the servers."},
-             giveaways=("each server took about half",)),
+             giveaways=("each server took about half", "about half", "half the writes"),
+             expected=HALF),
     Question("hashed_faster", "Each region server held to {node_cpu} core: how many writes per second will the hashed keys "
              "reach for each one the timestamp keys reach?", "ratio", low=0.1, high=100,
              look={RIGHT: "each run's writes per second and `limit` on the card, beside the two cards above: spreading writes over more "
@@ -43,7 +46,8 @@ LESSON = Lesson("09_hbase_regions", (
                           "shows in the rate only where the busy server, not the client, gateway or machine, held it back.",
                    TOO_FEW: "this profile ran fewer than 3 blocks, too few pairs for an interval: set profile = 'classroom' (3 interleaved "
                             "blocks) and rerun section 1, or read the committed 2-server row in the closing section."},
-             giveaways=("1.8x (1.6-2.1)",)),
+             giveaways=("1.8x (1.6-2.1)", "hashed keys use both", "one server's rate"),
+             expected=(0.88, 2.9)),
     Question("scan_filtered", "The users table holds {users} users in 4 regions, keyed by id. A login by e-mail scans it "
              "with a filter on the e-mail column. How many rows will the servers read and throw away per login (within one row "
              "counts as right)?", "count", low=0, high=10_000_000, tolerance=1,
@@ -51,14 +55,15 @@ LESSON = Lesson("09_hbase_regions", (
                           "their regions against the filter, so the count follows the table, not the match.",
                    WRONG: "the rows thrown away per login in each users-table region, summed, against the users stored and the one row "
                           "returned: ask which rows a filter evaluated on the servers must read."},
-             giveaways=("every region still reads every row to test it", "all but one")),
+             giveaways=("every region still reads every row to test it", "all but one", "reads every row", "every row", "grows with the table")),
     Question("lookup_regions", "With a lookup table keyed by e-mail (one region) beside the users table, how many regions "
              "will one login touch?", "count", low=0, high=100,
              look={RIGHT: "the lookup's read requests per login on the card: each `get` asks the one region holding its key, one in the "
                           "lookup table and one in the users table, against every region the scan visits.",
                    WRONG: "the lookup's `read_requests_per_login` and `regions_per_login` beside the scan's: count the `get`s one login "
                           "makes, then which table and which region each one's key sends it to."},
-             giveaways=("the lookup's work is two `get`s", "one region of each table")),
+             giveaways=("the lookup's work is two `get`s", "one region of each table", "two regions", "2 regions"),
+             expected=2),
 ))
 
 

@@ -20,14 +20,17 @@ LESSON = Lesson("02_index_table", (
                           "the coordinator's range requests printed below, which show how much of the ring it asked.",
                    WRONG: "The naive/legacy rows' nodes touched and local index searches by cluster size, and the range requests printed "
                           "below: compare them with how many nodes could hold a row with that e-mail."},
-             giveaways=("every node", "all nodes", "whole token ring", "whole ring", "scatter-gather", "equal the cluster's size")),
+             giveaways=("every node", "all nodes", "whole token ring", "whole ring", "scatter-gather", "equal the cluster's size", "no node knows",
+                        "indexes only the rows it stores", "local", "each node indexes only")),
     Question("lookup_nodes", "And one login through the lookup table (its two reads together), as the cluster grows from "
              "1 to {nodes} nodes?", "choice", options=(STAYS, GROWS),
              look={RIGHT: "The pattern rows' nodes touched at each cluster size beside their statements: each read by key goes to the "
                           "replica owning its partition, which is what set the count as you predicted.",
                    WRONG: "The pattern rows' nodes touched at each cluster size (and the bar chart): count the statements, and for each "
                           "read by key, how many replicas own its partition at replication factor 1."},
-             giveaways=("one replica each", "touch one node", "touches one node", "exactly the nodes", "straight to the replica")),
+             giveaways=("one replica each", "touch one node", "touches one node", "exactly the nodes", "straight to the replica", "one or two nodes",
+                        "whatever the cluster size", "whatever the cluster's size", "the replica that owns"),
+             expected=STAYS),
     Question("register_winner", "Registering users (cluster size {nodes}): which registers more users per second at the same "
              "number of client threads?", "choice", options=(LOOKUP, INDEX, TIE),
              look={RIGHT: "The interval against 1, then insert_user_mean_us and insert_lookup_mean_us: the lookup table registers with two "
@@ -36,7 +39,9 @@ LESSON = Lesson("02_index_table", (
                           "insert_lookup_mean_us: weigh the lookup table's second write against the index upkeep inside one write.",
                    TOO_FEW: "The register panel ran fewer than 3 repeats at every thread count, so no interval: set its repeats to 3 or "
                             "more and Run again, or read the classroom register rows in the closing section."},
-             giveaways=("0.53x-0.67x", "a third to nearly half", "pays for its second write", "0.58x", "two fifths", "pattern gives up")),
+             giveaways=("0.53x-0.67x", "a third to nearly half", "pays for its second write", "0.58x", "two fifths", "pattern gives up",
+                        "the sum of its two writes", "the index registers more"),
+             expected=INDEX),
     Question("login_winner", "Logging users in (cluster size {nodes}; the nodes share this machine's cores): which logs in "
              "more users per second at the same number of client threads?", "choice", options=(LOOKUP, INDEX, TIE),
              look={RIGHT: "The interval against 1, the server CPU per login and client_saturated: on shared cores the ratio follows what "
@@ -54,14 +59,17 @@ LESSON = Lesson("02_index_table", (
                           "touched per login: which logins spread over added nodes, and which must wait on every one.",
                    TOO_FEW: "An approach had fewer than 3 runs at a node count, so no interval: rerun the budgeted sweep with overrides "
                             "= {'budgeted': {'repeats': 3}} (the classroom profile does), or read the closing section's budgeted rows."},
-             giveaways=("did not grow with the cluster", "do not grow from 1 to 8 nodes", "the lookup table's went from")),
+             giveaways=("did not grow with the cluster", "do not grow from 1 to 8 nodes", "the lookup table's went from",
+                        "grow until the 2-core machine is full"),
+             expected=f"only {LOOKUP}'s"),
     Question("mongo_shards", "On MongoDB with the users sharded by hashed user id over {other_nodes} shards, how many shards "
              "will one login's find through the secondary index on `email` reach?", "count", low=1, high=16,
              look={RIGHT: "The naive/index rows' query_by_index (shards in the mongos's explain) at each shard count, beside the pattern's "
                           "read_lookup and read_user: what a hashed user id lets the router rule out for a find by e-mail sets it.",
                    WRONG: "The naive/index rows' query_by_index at each shard count, against the pattern's read_lookup and read_user: ask "
                           "which shards the router could skip when users are sharded by hashed user id and the find names only `email`."},
-             giveaways=("to **every shard**", "every shard and merges")),
+             giveaways=("to **every shard**", "every shard and merges", "every shard", "all shards", "keeps for its own documents",
+                        "local to each shard")),
 ))
 
 

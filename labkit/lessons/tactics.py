@@ -25,35 +25,41 @@ LESSON = Lesson("06_tactics", (
                           "query planned against an index still being built got back from the node.",
                    WRONG: "the red `failed / s` bars and the during window's `errors`, then the card's server evidence: compare when the "
                           "index entered the schema, and the planner began using it, with when every node reported it queryable."},
-             giveaways=("fail with `index_not_available`", "queries that reach it fail")),
+             giveaways=("fail with `index_not_available`", "queries that reach it fail", "before it has been built", "as soon as the index exists",
+                        "makes queries fail", "returns long before the index can answer", "watch the red bars"),
+             expected=YES),
     Question("quorum_effect", "A read-heavy load that keeps three budgeted nodes busy switches from ONE to QUORUM (replication factor "
              "3). What will the switch do to p95, after over before?", "choice", options=(BETTER, SAME, WORSE),
              look={RIGHT: "the before and after rows' `p95_ms` and the nodes the traced QUORUM read touched: each read now waits for a second "
                           "replica, and how much that shows depends on the queue the before window already had.",
                    WRONG: "the before and after rows' `p95_ms` and `limit`, and the nodes the traced QUORUM read touched: compare the extra "
                           "replica each read now waits for with the queueing the before window already showed."},
-             giveaways=("328 ms after it", "what it costs is latency and capacity")),
+             giveaways=("328 ms after it", "what it costs is latency and capacity", "waits for a second replica", "cost latency"),
+             expected=WORSE),
     Question("cpu_limit", "Just before the nodes' budget is doubled, what will have limited the load?", "choice",
              options=("a node's budget", "the client", "the machine", "nothing"),
              look={RIGHT: "the before window's `limit` and `server_cores`, then p95 after over before: idle workers spinning can keep a node "
                           "near its budget, so the p95 change tells whether the budget really held the load back.",
                    WRONG: "the before row's `limit`, `server_cores` and `machine_busy`, then the after row's: the card's answer is the before "
                           "`limit` alone, so see whether it names a node, the client, the machine or none."},
-             giveaways=("a node had been at its budget",)),
+             giveaways=("a node had been at its budget", "keep them busy", "the nodes were the limit"),
+             expected="a node's budget"),
     Question("replica_missing", "While the repair streams the records to their new replicas, will any read at ONE report a "
              "record missing?", "choice", options=(YES, NO),
              look={RIGHT: "the red `failed / s` bars during the repair and the card's count of missing records: a read at ONE asks a single "
                           "replica, which may lack the record until the repair reaches it.",
                    WRONG: "the during window's `errors` and the red bars while the repair ran, then the verification after the run: compare "
                           "which replica a read at ONE may ask with when the repair streamed the record to it."},
-             giveaways=("found a record missing", "did not yet mean three copies")),
+             giveaways=("found a record missing", "did not yet mean three copies", "did not have the record yet", "not found"),
+             expected=YES),
     Question("new_node_share", "A fourth node joins a ring of three nodes that hold one token each. What share of the data "
              "will it own?", "choice", options=tuple(SHARES),
              look={RIGHT: "the new node's `owns_pct` in the card's nodetool evidence: with one token per node the newcomer takes part of one "
                           "neighbour's range, so where its token fell, not the node count, sets its share.",
                    WRONG: "the new node's `owns_pct` on the card against an even split among the nodes: ask whose range its single token cut "
                           "into, and how much of that range it took."},
-             giveaways=("splits one neighbour's range", "one sixth")),
+             giveaways=("splits one neighbour's range", "one sixth", "a sixth", "relieves only that neighbour", "relieves one neighbour"),
+             expected="about a sixth"),
     Question("tactic_effect", "Pick a run in the panel: what will its tactic do to p95, after over before?", "choice",
              options=(BETTER, SAME, WORSE),
              look={RIGHT: "the run's p95 before and after with each window's `limit` on the card: a tactic helps p95 only where it adds what "

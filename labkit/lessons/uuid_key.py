@@ -12,14 +12,17 @@ from ..predictions import RIGHT, TOO_FEW, WRONG, Question
 from . import Lesson, sweep_repeats
 
 LESSON = Lesson("01_uuid_key", (
-    Question("claim_dc", "Ireland's application claims one key from the counter, which lives in dc1 only. In which "
-             "datacenter will the servers record the Paxos round of its compare-and-set?", "choice",
+    Question("claim_dc", "Ireland's application claims one key from the service's single counter. In which datacenter "
+             "will the servers record the Paxos round of its compare-and-set?", "choice",
              options=("dc1", "dc2", "both"),
              look={RIGHT: "The compare-and-set row of the trace table: coordinator_dc and datacenters beside paxos_steps show where the "
                           "round ran; set that beside the counter's replication and where Ireland's request had to travel.",
                    WRONG: "The compare-and-set row's coordinator_dc, datacenters and the nodes that logged paxos_steps: compare them with the "
                           "counter keyspace's replication, which decides which nodes can take part in its Paxos round."},
-             giveaways=("crosses the ocean to a coordinator there", "the paxos round runs where the replica is", "was recorded in `dc1`", "coordinator in `dc1`")),
+             giveaways=("crosses the ocean to a coordinator there", "the paxos round runs where the replica is", "was recorded in `dc1`", "coordinator in `dc1`",
+                        "dc1 only", "kept in dc1", "lives in dc1", "counter row in dc1", "{{dc1: 1}}", "from dc1", "replica is in dc1",
+                        "crosses the ocean to agree", "runs where the replica is"),
+             expected="dc1"),
     Question("ireland_slower", "At {low_threads} client threads, how many times longer will a counter registration take "
              "than a UUID registration in Ireland ({one_way} ms each way to dc1)?", "ratio", low=1, high=5000,
              look={RIGHT: "The breakdown table's Ireland rows: the counter read and compare-and-set means beside the insert mean, and "
@@ -28,7 +31,9 @@ LESSON = Lesson("01_uuid_key", (
                           "and compare-and-set means beside the insert mean, against one round trip over the link.",
                    TOO_FEW: "The panel ran fewer than 3 repeats at the lowest thread count, so no interval: set its repeats to 3 or more "
                             "and Run again, or read the classroom table in the closing section."},
-             giveaways=("187x", "cannot go below", "4 × *one way ms*", "two trips through the link")),
+             giveaways=("187x", "cannot go below", "4 × *one way ms*", "two trips through the link", "174x", "a round trip per statement",
+                        "ireland waits for the ocean"),
+             expected=(140, 240)),
     Question("partition_lost", "During the cut each region registers {partition_users} users, each advancing the counter "
              "in its own datacenter (LOCAL_SERIAL; both replicas start at 0). After the heal and the repair, how many of the "
              "{partition_total} counter-keyed users will be gone?", "count", low=0, high=100000,
@@ -36,13 +41,16 @@ LESSON = Lesson("01_uuid_key", (
                           "start, and the repair kept one record of each key written in both regions.",
                    WRONG: "The naive row's registered, keys handed out twice and users stored after repair: follow how many keys both regions "
                           "issued alike, and what last write wins does to two records under one key."},
-             giveaways=("lost half the users", "**every** key was issued twice", "1,000 (50 %)")),
+             giveaways=("lost half the users", "**every** key was issued twice", "1,000 (50 %)", "half the users", "issue the same numbers",
+                        "issued twice", "upserts", "replaces the first", "collisions are silent")),
     Question("uuid_lost", "And how many of the {partition_total} users keyed by random UUIDs?", "count", low=0, high=100000,
              look={RIGHT: "The pattern row's keys handed out twice beside its records lost: the repair removes a record only where another "
                           "region wrote the same key, and each region made its UUIDs without asking anyone.",
                    WRONG: "The pattern row's keys handed out twice and records lost, then the naive row's: the repair overwrites a record only "
                           "when another shares its key, so ask how a random UUID would get a twin."},
-             giveaways=("the uuid approaches kept every record", "no key was issued twice")),
+             giveaways=("the uuid approaches kept every record", "no key was issued twice", "kept every record", "collisions are negligible",
+                        "chance of a single duplicate", "cannot overwrite each other"),
+             expected=0),
     Question("couchbase_lost", "On Couchbase, with replication paused, each region takes {partition_users} keys from its own "
              "cluster's counter. Once replication resumes, how many of the {partition_total} counter-keyed users will be gone?",
              "count", low=0, high=100000,

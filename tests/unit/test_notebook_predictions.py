@@ -6,20 +6,27 @@ panel, a sweep, a trace, a fault), tagged or not. It asks first: `asked.require(
 question's box (`asked.show("key")`) comes earlier. A cell tagged `evidence` reads the servers' account of
 the experiment just before it (a second trace of the same run) and asks nothing new; one tagged `setup`
 starts the cluster the lesson runs on, which has no outcome to predict. A question's
-give-aways (labkit.lessons.<notebook>) must not appear in any markdown cell before the experiment that
-answers it. Words are counted in markdown outside fenced code blocks (SQL, diagrams, commands are not prose):
-the first screen (title to the first code cell) at most 200, the body up to the closing section
+give-aways (labkit.lessons.<notebook>: the words that state its answer in substance) must not appear in any
+markdown cell before the experiment that answers it, nor in the text of a question shown before it, and the
+parameters cell's example of `predictions` must not be the committed answer (Question.expected). Words are
+counted in markdown outside fenced code blocks (SQL, diagrams, commands are not prose): the first screen (title to the first code cell) at most 200, the body up to the closing section
 ("## What the classroom runs measured", where the committed figures go) at most 1,400.
 """
 
 from __future__ import annotations
 
+import ast
+import csv
+import dataclasses
 import importlib
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
+
+from labkit.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTED = {
@@ -59,8 +66,12 @@ def lesson(name: str):
 
 def experiments(name: str) -> list[tuple[int, set[str]]]:
     """(cell index, keys it asks) of each live experiment; an `evidence` cell is not one."""
+    return experiments_in(cells(name))
+
+
+def experiments_in(the_cells: list[dict]) -> list[tuple[int, set[str]]]:
     found = []
-    for i, cell in enumerate(cells(name)):
+    for i, cell in enumerate(the_cells):
         if cell["cell_type"] != "code" or {"evidence", "parameters", "setup"} & set(cell["metadata"].get("tags", [])):
             continue
         text = source(cell)
@@ -85,21 +96,85 @@ def test_every_live_experiment_asks_for_a_prediction_shown_before_it(name):
     assert 3 <= len(questions) <= 6
 
 
+def said(text: str) -> str:
+    """Text as the checks read it: lower case, without markdown's emphasis and code marks or a diagram's line
+    breaks (`**every** key` says "every key"), whitespace made single spaces."""
+    text = re.sub(r"<br\s*/?>", " ", text)
+    return re.sub(r"\s+", " ", re.sub(r"[*`]", "", text)).strip().lower()
+
+
+def says(text: str, phrase: str) -> bool:
+    """`text` says `phrase`, as whole words ("fails" is not found in "failsafe"), both read by `said`."""
+    return re.search(r"(?<!\w)" + re.escape(said(phrase)) + r"(?!\w)", said(text)) is not None
+
+
+def answers_said_first(the_cells: list[dict], questions) -> list[str]:
+    """One line per give-away found before the run that answers its question: in the markdown of every cell
+    before the experiment, or in the text of any question whose box is shown before it (its own included).
+    `questions` is the lesson's questions by key (their text with the run's facts left as {name})."""
+    found = []
+    for i, keys in experiments_in(the_cells):
+        shown = {key for c in the_cells[:i] if c["cell_type"] == "code" for key in SHOW.findall(source(c))}
+        before = [source(c) for c in the_cells[:i] if c["cell_type"] == "markdown"] + [questions[k].text for k in sorted(shown) if k in questions]
+        text = " ".join(before)
+        for key in sorted(keys):
+            found += [f"cell {i} answers {key!r}, and the text before it says {phrase!r}" for phrase in questions[key].giveaways if says(text, phrase)]
+    return found
+
+
+def by_key(name: str) -> dict:
+    the_lesson = lesson(name)
+    return {q.key: the_lesson.question(q.key) for q in the_lesson.questions}
+
+
 @pytest.mark.parametrize("name", sorted(CONVERTED))
 def test_no_text_before_a_run_gives_its_outcome_away(name):
-    the_cells = cells(name)
-    for i, keys in experiments(name):
-        before = " ".join(re.sub(r"\s+", " ", source(c)) for c in the_cells[:i] if c["cell_type"] == "markdown").lower()
-        for key in keys:
-            question = lesson(name).question(key)
-            assert question.giveaways, f"{name}: question {key!r} lists no give-aways"
-            for phrase in question.giveaways:
-                assert phrase.lower() not in before, f"{name}: the text before cell {i} says {phrase!r}, the answer to {key!r}"
+    questions = by_key(name)
+    assert all(q.giveaways for q in questions.values()), f"{name}: questions without give-aways: {[k for k, q in questions.items() if not q.giveaways]}"
+    said_first = answers_said_first(cells(name), questions)
+    assert not said_first, f"{name}: the answers are in the text before their runs (move the mechanism after the run):\n" + "\n".join(said_first)
+
+
+EXAMPLE = re.compile(r"^predictions\s*=[^\n]*?e\.g\.\s*(\{[^\n]*?\})", re.M)
+"""The parameters cell's example of the `predictions` parameter: `predictions = None  # ... e.g. {"key": value}; ...`."""
+
+
+def example_problems(the_cells: list[dict], questions) -> list[str]:
+    """What is wrong with the parameters cell's example of `predictions`: none given, a question the lesson does
+    not ask or one without a committed answer to judge it by (Question.expected), a value the question does not
+    take, or the committed answer itself (a student reads the parameters before the first run)."""
+    parameters = [source(c) for c in the_cells if c["cell_type"] == "code" and "parameters" in c["metadata"].get("tags", [])]
+    found = EXAMPLE.search(parameters[0]) if parameters else None
+    if found is None:
+        return ["the parameters cell gives no example of `predictions` (`# ... e.g. {\"key\": value}`)"]
+    example = ast.literal_eval(found.group(1))
+    if not isinstance(example, dict) or not example:
+        return [f"the example {found.group(1)} names no question"]
+    problems = []
+    for key, value in example.items():
+        question = questions.get(key)
+        if question is None or question.expected is None:
+            problems.append(f"{key}: {'no such question' if question is None else 'no committed answer declared (expected)'}, so the "
+                            "example cannot be shown not to be the answer; give the example for a question with one")
+            continue
+        try:
+            right = question.is_expected(value)
+        except ConfigError as error:  # the value is none the question takes
+            problems.append(f"{key}: the example {value!r} is no answer to it ({error})")
+            continue
+        if right:
+            problems.append(f"{key}: the example {value!r} is the committed answer ({question.expected!r}); give a wrong one")
+    return problems
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_the_parameters_example_is_not_an_answer(name):
+    problems = example_problems(cells(name), by_key(name))
+    assert not problems, f"{name}: the `predictions` example in the parameters cell:\n" + "\n".join(problems)
 
 
 ANSWERED_BY_THE_CARD_ONLY = {
     ("01_uuid_key.ipynb", "couchbase_lost"): "the notebook's text states no Couchbase result; the run's card alone answers",
-    ("02_index_table.ipynb", "mongo_shards"): "the notebook's text states no MongoDB result; section 5's explain output alone answers",
 }
 """Questions whose answer no text of the notebook states: their give-aways are phrasings the text must never use before
 the run, not phrases it says after it."""
@@ -110,13 +185,48 @@ def test_every_question_has_a_giveaway_its_notebook_says(name):
     """The give-away check above guards a question only while one of its phrases is words the notebook really uses
     for the answer (after the run): a question whose every phrase the notebook no longer says is guarded by stale
     words only (as 02's register question was by "0.58x" and "two fifths" once the ratio was given per thread count),
-    and the text that now answers it goes unguarded. Older phrasings stay as guards; at least one must be said."""
-    text = " ".join(re.sub(r"\s+", " ", source(c)) for c in cells(name) if c["cell_type"] == "markdown").lower()
-    unguarded = [f"{q.key}: {', '.join(map(repr, q.giveaways))}" for q in lesson(name).questions
-                 if (name, q.key) not in ANSWERED_BY_THE_CARD_ONLY and q.giveaways
-                 and not any(phrase.lower() in text for phrase in q.giveaways)]
+    and the text that now answers it goes unguarded. Older phrasings stay as guards; at least one must be said in
+    the markdown after the question's run."""
+    the_cells = cells(name)
+    run_at = {}
+    for i, keys in experiments(name):
+        run_at.update({key: i for key in keys if key not in run_at})
+    unguarded = []
+    for q in by_key(name).values():
+        after = " ".join(source(c) for c in the_cells[run_at.get(q.key, 0) + 1:] if c["cell_type"] == "markdown")
+        if (name, q.key) not in ANSWERED_BY_THE_CARD_ONLY and q.giveaways and not any(says(after, phrase) for phrase in q.giveaways):
+            unguarded.append(f"{q.key}: {', '.join(map(repr, q.giveaways))}")
     assert not unguarded, (f"{name}: questions none of whose give-aways the notebook says (add the words that now answer "
                            "each):\n" + "\n".join(unguarded))
+
+
+def disagreements(questions: dict, rows: list[dict]) -> list[str]:
+    """One line per question (notebook -> key -> Question) whose declared `expected` is not what a classroom row
+    (notebook, question, measured, measured_answer) measured; rows that name no answer (withdrawn, too few repeats,
+    within noise) and questions that declare none are passed over."""
+    found = []
+    for row in rows:
+        question = questions.get(row["notebook"], {}).get(row["question"])
+        if question is None or question.expected is None:
+            continue
+        try:
+            agrees = question.is_expected(float(row["measured_answer"]) if question.kind != "choice" else row["measured_answer"])
+        except (ConfigError, ValueError):
+            continue
+        if not agrees:
+            found.append(f"{row['notebook']} {row['question']}: expected {question.expected!r}, the classroom run measured {row['measured']!r}")
+    return found
+
+
+def test_each_committed_answer_is_the_classroom_runs():
+    """A declared `expected` is what the committed classroom run measured, where that run's row names an answer
+    (benchmarks/results/classroom_answers.csv); the others come from the closing sections' committed rows."""
+    rows = list(csv.DictReader((ROOT / "benchmarks" / "results" / "classroom_answers.csv").open()))
+    assert not disagreements({name.removesuffix(".ipynb"): by_key(name) for name in CONVERTED}, rows)
+    from labkit.predictions import Question
+
+    three = {"05": {"merged": Question("merged", "How many?", "count", low=0, high=10, expected=2)}}
+    assert disagreements(three, [{"notebook": "05", "question": "merged", "measured": "3", "measured_answer": "3"}])  # this test's own guard
 
 
 @pytest.mark.parametrize("name", sorted(CONVERTED))
@@ -137,14 +247,89 @@ def test_the_first_screen_and_the_body_stay_short(name):
 def test_the_check_fails_on_the_notebooks_that_stated_their_outcomes_first(name):
     """The give-away check is not vacuous: these notebooks, as they stood before #48, said the answers before
     their runs ("What to expect", the Forces), and their questions' give-aways find those sentences."""
-    import subprocess
-
     old = subprocess.run(["git", "show", f"f1783dc:notebooks/{name}"], cwd=ROOT, capture_output=True, text=True)
     if old.returncode != 0:
         pytest.skip("not a git checkout with the old notebooks")
-    before = re.sub(r"\s+", " ", " ".join(source(c) for c in json.loads(old.stdout)["cells"] if c["cell_type"] == "markdown").lower())
-    said = [p for q in lesson(name).questions for p in q.giveaways if p.lower() in before]
-    assert said, f"the old {name} stated its outcomes before the runs"
+    text = " ".join(source(c) for c in json.loads(old.stdout)["cells"] if c["cell_type"] == "markdown")
+    said_there = [p for q in lesson(name).questions for p in q.giveaways if says(text, p)]
+    assert said_there, f"the old {name} stated its outcomes before the runs"
+
+
+BEFORE_70 = "588a170"
+"""The notebooks and questions as they stood when #70 item 3 was filed: the answers in substance above the questions."""
+SAID_FIRST_BEFORE_70 = {
+    "00_getting_started.ipynb": {"faster_level", "quorum_replicas", "kill_reads"},
+    "01_uuid_key.ipynb": {"claim_dc", "ireland_slower", "partition_lost", "uuid_lost"},
+    "02_index_table.ipynb": {"index_nodes", "mongo_shards"},
+    "03_enumerable_keys.ipynb": {"write_winner", "volume_slowdown", "page_winner"},
+    "04_fan_out_on_write.ipynb": {"page_nodes", "post_winner"},
+    "05_ycsb_workloads.ipynb": {"sstables_merged", "index_saving"},
+    "06_tactics.ipynb": {"index_fails", "cpu_limit"},
+    "07_distorted_replicas.ipynb": {"three_group_requests"},
+    "08_your_design.ipynb": {"index_page_partitions", "mix_winner", "room_days"},
+    "09_hbase_regions.ipynb": {"sequential_regions"},
+}
+"""The questions whose answer the text before their run said then, each found by today's give-aways (#70's examples
+among them: 02's local indexes, 01's counter "which lives in dc1 only", 05's "every on-disk SSTable", 06's planner
+"before it has been built", 03's list that "reads back whole for a page")."""
+
+
+def old_questions(name: str) -> dict | None:
+    """The lesson's questions with their text as of BEFORE_70 (read from that commit's module, not imported), and
+    today's give-aways and expected answers; None where git cannot show it."""
+    module = CONVERTED[name].replace(".", "/") + ".py"
+    old = subprocess.run(["git", "show", f"{BEFORE_70}:{module}"], cwd=ROOT, capture_output=True, text=True)
+    if old.returncode != 0:
+        return None
+    texts = {}
+    for node in ast.walk(ast.parse(old.stdout)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Question":
+            texts[ast.literal_eval(node.args[0])] = ast.literal_eval(node.args[1])
+    return {key: dataclasses.replace(q, text=texts.get(key, q.text)) for key, q in by_key(name).items()}
+
+
+@pytest.mark.parametrize("name", sorted(CONVERTED))
+def test_the_checks_fail_on_the_notebooks_as_they_stood_when_70_was_filed(name):
+    """Neither check is vacuous: on each notebook and question text of BEFORE_70, the give-aways find the answers
+    said above the questions listed in SAID_FIRST_BEFORE_70 (and no others), and the example check refuses the
+    parameters cells whose example was the answer (all but 09's, whose {"sequential_regions": 16} is wrong)."""
+    old = subprocess.run(["git", "show", f"{BEFORE_70}:notebooks/{name}"], cwd=ROOT, capture_output=True, text=True)
+    questions = old_questions(name)
+    if old.returncode != 0 or questions is None:
+        pytest.skip("not a git checkout with the old notebooks")
+    old_cells = json.loads(old.stdout)["cells"]
+    said_first = answers_said_first(old_cells, questions)
+    assert {re.search(r"answers '(\w+)'", line).group(1) for line in said_first} == SAID_FIRST_BEFORE_70[name], "\n".join(said_first)
+    assert bool(example_problems(old_cells, questions)) == (name != "09_hbase_regions.ipynb"), example_problems(old_cells, questions)
+
+
+def tiny_notebook(*cells_: tuple[str, str], parameters: str = "predictions = None  # e.g. {\"nodes\": 1}") -> list[dict]:
+    """Cells for the checks: a parameters cell, then (kind, source) pairs; kind "run" is an experiment cell."""
+    made = [{"cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": parameters}]
+    for kind, text in cells_:
+        made.append({"cell_type": "markdown" if kind == "md" else "code",
+                     "metadata": {"tags": ["experiment"]} if kind == "run" else {}, "source": text})
+    return made
+
+
+def test_the_checks_find_an_answer_said_first_in_a_small_notebook():
+    from labkit.predictions import Question
+
+    nodes = Question("nodes", "How many nodes will one login touch?", "count", low=1, high=8, expected=3, giveaways=("every node", "fails"))
+    questions = {"nodes": nodes}
+    run = [("code", 'asked.show("nodes")'), ("run", 'asked.require("nodes")')]
+    assert answers_said_first(tiny_notebook(("md", "A login reads one table."), *run, ("md", "It asked **every**\nnode.")), questions) == []
+    assert answers_said_first(tiny_notebook(("md", "It asks **every**\nnode."), *run), questions) == ["cell 3 answers 'nodes', and the text before it says 'every node'"]
+    assert answers_said_first(tiny_notebook(("md", "A failsafe login."), *run), questions) == []  # whole words only
+    stated = {"nodes": Question("nodes", "Every node holds an index. How many?", "count", low=1, high=8, giveaways=("every node",))}
+    assert answers_said_first(tiny_notebook(*run), stated) == ["cell 2 answers 'nodes', and the text before it says 'every node'"]  # the question's own text
+    assert example_problems(tiny_notebook(parameters='predictions = None  # e.g. {"nodes": 5}'), questions) == []
+    assert example_problems(tiny_notebook(parameters='predictions = None  # e.g. {"nodes": 3}'), questions) == [
+        "nodes: the example 3 is the committed answer (3); give a wrong one"]
+    assert example_problems(tiny_notebook(parameters='predictions = None  # e.g. {"nodes": 9}'), questions)[0].startswith("nodes: the example 9 is no answer")
+    assert example_problems(tiny_notebook(parameters="predictions = None"), questions)[0].startswith("the parameters cell gives no example")
+    unknown = {"nodes": Question("nodes", "How many?", "count", low=1, high=8)}
+    assert "no committed answer declared" in example_problems(tiny_notebook(parameters='predictions = None  # e.g. {"nodes": 5}'), unknown)[0]
 
 
 INTERVAL_CARDS = re.compile(r"""card_(?:which|growth)\(["'](\w+)["']""")

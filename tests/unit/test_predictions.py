@@ -58,6 +58,24 @@ def test_an_answer_out_of_the_questions_terms_says_what_would_do():
         Question("q", "?", "choice", options=("one",))
 
 
+def test_the_committed_answer_is_judged_as_a_card_would_and_must_be_one_the_question_takes():
+    assert Question("n", "How many?", "count", low=1, high=8, expected=3).is_expected(3)
+    assert not Question("n", "How many?", "count", low=1, high=8, expected=3).is_expected(4)
+    assert Question("rows", "How many rows?", "count", low=0, high=10_000, tolerance=1, expected=999).is_expected(1000)  # the tolerance
+    assert Question("w", "Which?", "choice", options=("naive", "pattern", TIE), expected=TIE).is_expected(TIE)
+    assert not Question("w", "Which?", "choice", options=("naive", "pattern", TIE), expected=TIE).is_expected("naive")
+    gain = Question("gain", "By how much?", "ratio", low=0.1, high=100, expected=(1.6, 2.1))
+    assert gain.is_expected(2.0) and not gain.is_expected(3.0)
+    with pytest.raises(ConfigError, match="answer between 0.1 and 100"):
+        gain.is_expected(500)
+    with pytest.raises(ValueError, match="declares no expected answer"):
+        RATIO.is_expected(2.0)
+    with pytest.raises(ConfigError, match="answer one of 'naive', 'pattern'"):
+        Question("w", "Which?", "choice", options=("naive", "pattern"), expected="index")
+    with pytest.raises(ConfigError, match=r"a \(low, high\) interval"):
+        Question("gain", "By how much?", "ratio", low=0.1, high=100, expected=1.8)
+
+
 def test_a_batch_run_takes_its_prediction_from_the_parameter_or_records_none(monkeypatch):
     monkeypatch.delenv("LABKIT_BATCH", raising=False)
     assert not in_batch(None) and in_batch({}) and in_batch({"login-nodes": 2})
