@@ -54,14 +54,23 @@ LESSON = Lesson("00_getting_started", (
              giveaways=("still read at `one`", "but fail at `quorum`", "refuses up front", "2 of 2", "two of two", "failing when too few",
                         "fail at quorum", "one live replica is enough"),
              expected=ONE_ONLY),
+    Question("down_after", "Node 3 is killed without warning (SIGKILL). How many seconds until the other nodes mark it down? "
+             "(An estimate within 3 s of the measured time, or a third of it, whichever is more, is right.)", "estimate",
+             low=0, high=120, unit="s",
+             look={RIGHT: "The line the kill cell printed: seconds from the kill until a QUORUM read of node 3's rows was refused at once "
+                          "(asked every half second), which is when gossip's failure detector convicted node 3 on the coordinator.",
+                   WRONG: "The printed seconds against your estimate, then the reading after the table: until the detector convicts a node, "
+                          "requests still wait for it; it convicts only after a silence long against the heartbeats it has seen.",
+                   TOO_FEW: "The kill cell printed no time: node 3 was not marked down within 90 s (see the table's errors)."},
+             giveaways=("phi accrual", "phi_convict_threshold")),
     Question("budget_scaling", "Three budgeted nodes ({node_cpu} core each) have three times the CPU of one. How many times "
              "the transactions per second of one budgeted node will they serve?", "ratio", low=0.1, high=10,
              look={RIGHT: "The interval holds your factor; check `limit` for 1 and 3 nodes to see whether node budgets, the client or the "
                           "machine set each throughput, rather than server_cpu_ms_per_tx, which includes idle workers waking.",
                    WRONG: "The interval against your factor, then `limit` for each node count: whether a node's budget, the client or the "
                           "machine ran out first says how much of the added CPU three nodes could use.",
-                   TOO_FEW: "budget_repeats was below 3, so the factor has no interval: set budget_repeats = 3 (the classroom profile does) and "
-                            "run section 5 again, or read the classroom run's multiples of one node in the closing section."},
+                   TOO_FEW: "budget_repeats was below 3, so the factor has no interval: set sizes = {\"budget_repeats\": 3} (quick and classroom "
+                            "do) and run section 5 again, or read the classroom run's multiples of one node in the closing section."},
              giveaways=("1.7x (1.2-2.2)", "do not serve three times", "not three times", "0.87x (0.43-1.7)"),
              expected=(0.43, 1.7)),
 ))
