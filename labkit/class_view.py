@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .predictions import ABSENT, NOISE, RIGHT, TIE, TOO_FEW, WRONG, collected
+from .predictions import ABSENT, NOISE, NOT_MEASURED, RIGHT, TIE, TOO_FEW, WRONG, collected
 
-VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
+VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT, NOT_MEASURED)
 CLASSROOM_ANSWERS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "classroom_answers.csv"
 """What the committed classroom-profile run of every notebook measured, per question (benchmarks/classroom_profile.py):
 the reference the class's answers are shown beside, next to their own runs. A row whose answer is WITHDRAWN names no

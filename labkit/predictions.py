@@ -32,7 +32,10 @@ TIE = "no difference this run can show"
 """The answer a "which serves more" question offers besides its approaches: right when the run's interval holds 1
 (the run cannot tell them apart), wrong when it names a winner. Without it a student who expected a tie had no
 answer, and a tie could only be called "within noise" whatever was predicted."""
-VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT)
+NOT_MEASURED = "not measured"
+"""The verdict where the run measured nothing to judge against (a trace that found no row, an approach not run):
+no judgement, and never "wrong"."""
+VERDICTS = (RIGHT, WRONG, NOISE, TOO_FEW, ABSENT, NOT_MEASURED)
 """Every verdict a result card may carry."""
 JUDGED = (RIGHT, WRONG, NOISE)
 """The verdicts that claim a judgement of a prediction against a measurement: a card with one of them must
@@ -42,7 +45,7 @@ UNMEASURED = ("not measured", "not compared", "not confirmed", "not run")
 CARD_MIME = "application/vnd.labkit.prediction+json"
 """A result card's own output type: the saved notebook keeps it beside the text form, so a collected notebook
 and the batch report carry the student's predictions (a kernel cannot write cell metadata)."""
-JUDGED_ANSWER, NOT_MEASURED = "yes", "not measured"
+JUDGED_ANSWER = "yes"
 COULD_JUDGE = (JUDGED_ANSWER, TIE, TOO_FEW, NOT_MEASURED)
 """What a run could judge, whatever was predicted (a card's `could_judge`): an answer a prediction is right or wrong
 against, a tie (no difference the run can show, itself an answer), too few repeats for an interval, or nothing
@@ -139,11 +142,13 @@ class Band(NamedTuple):
         return f"{self.value:.3g}{unit} (an estimate from {self.low:.3g} to {self.high:.3g}{unit} is right)"
 
 
-def band(value: float, *, within: float, share: float = 0.0, unit: str = "") -> Band:
+def band(value: float, *, within: float, share: float = 0.0, unit: str = "", floor: float | None = 0.0) -> Band:
     """The band around a measured `value` that an estimate question names: `within` either way, or `share` of the value
-    where that is wider ("within 3 s or a third, whichever is more")."""
+    where that is wider ("within 3 s or a third, whichever is more"); never below `floor` (a time or a count is not
+    negative; None: no floor)."""
     half = max(within, abs(value) * share)
-    return Band(value, value - half, value + half, unit)
+    low = value - half if floor is None else max(floor, value - half)
+    return Band(value, low, value + half, unit)
 
 
 def judge(question: Question, prediction: Any, measured: Any) -> str:
@@ -151,6 +156,8 @@ def judge(question: Question, prediction: Any, measured: Any) -> str:
     a ratio decided nothing); for ratio a RatioInterval; for estimate a number or a (value, low, high) band."""
     if prediction is None:
         return ABSENT
+    if measured is not None and _unmeasured(measured):  # "not measured (...)": nothing to judge against
+        return NOT_MEASURED
     if question.kind in ("choice", "count"):
         if measured is None:
             return NOISE

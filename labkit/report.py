@@ -195,7 +195,8 @@ def judged_counts(shown: list[dict]) -> dict[str, int]:
 
 
 def judged_sentence(counts: dict[str, int]) -> str:
-    """'This run could judge 4 of 6 questions (1 a tie); 2 too few repeats. Verdicts: 0 right, 0 wrong, 6 no prediction.'"""
+    """'This run could judge 4 of 6 questions (1 a tie: no difference the run could show); 2 too few repeats to judge.
+    Verdicts: 0 right, 0 wrong, 6 no prediction.'"""
     return (f"This run could judge {counts['could judge']} of {counts['questions']} questions"
             + (f" ({counts['tie']} a tie: no difference the run could show)" if counts["tie"] else "")
             + "".join(f"; {counts[k]} {k.replace('too few', 'too few repeats to judge')}" for k in ("too few", "not measured") if counts[k])

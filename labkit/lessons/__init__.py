@@ -77,11 +77,15 @@ class Asked(dict):
         """The question's widget (a cell's last expression displays it)."""
         return self[key].widget
 
-    def require(self, key: str) -> None:
-        """An experiment's first line: stops with one sentence until the student has predicted (or skipped),
-        then freezes the prediction for this run."""
-        self[key].require()
-        self[key].freeze()
+    def require(self, *keys: str) -> None:
+        """An experiment's first line: stops with one sentence until the student has predicted (or skipped) every
+        question the run answers, then freezes them all for this run. All are checked before any is frozen: a
+        student who answered one of two is stopped with both answers kept, not with one used up by a run that
+        did not happen."""
+        for key in keys:
+            self[key].require()
+        for key in keys:
+            self[key].freeze()
 
     def card(self, key: str, measured: Any, evidence: str, verdict: str | None = None, judgeable: str | None = None) -> dict[str, Any]:
         """The result card: the prediction beside `measured`, the verdict (judged, unless `verdict` says what
@@ -105,7 +109,7 @@ class Asked(dict):
         box = self[key]
         prediction = box.ran_with
         if compared is None:
-            measured, verdict, judgeable = "not measured (no run of both)", TOO_FEW, NOT_MEASURED
+            measured, verdict, judgeable = "not measured (no run of both)", NOT_MEASURED, NOT_MEASURED
         else:
             measured = f"{first} / {second}, {' '.join(filter(None, (what, compared.where())))}: {compared.interval.text()}"
             if not compared.has_interval:

@@ -59,7 +59,7 @@ LESSON = Lesson("04_fan_out_on_write", (
                    WRONG: "Each approach's interval, whether it lies wholly above 1, and `limit` per run: a side held back by the client or "
                           "the machine cannot grow with added budgets; compare with section 1's nodes touched per page.",
                    TOO_FEW: "An approach had fewer than 3 runs at a node count, so no interval: rerun the budgeted sweep with overrides "
-                            "= {'budgeted': {'repeats': 3}} (the classroom profile does), or read the closing section's budgeted rows."},
+                            "= {'budgeted': {'repeats': 3}} (the quick and classroom sizes do), or read the closing section's budgeted rows."},
              giveaways=("nodes did little for either", "did not help fan-out on read", "helped fan-out on write only"),
              expected=f"only {ON_WRITE}'s"),
 ))

@@ -5,7 +5,7 @@ the consistency levels' and the budgeted nodes' throughput come from paired runs
 
 from __future__ import annotations
 
-from ..predictions import RIGHT, TIE, TOO_FEW, WRONG, Question
+from ..predictions import NOT_MEASURED, RIGHT, TIE, TOO_FEW, WRONG, Question
 from . import Lesson
 
 BOTH, ONE_ONLY, QUORUM_ONLY, NEITHER = "at ONE and at QUORUM", "at ONE only", "at QUORUM only", "at neither"
@@ -15,10 +15,11 @@ SIZES = {
     "smoke": {"records": 500, "threads": (4,), "operations": 300, "level_rounds": 1,
               "budget_ops": 500, "budget_records": 2000, "budget_threads": 32, "budget_repeats": 1, "budget_warmup": 200},
     # one thread count, the two levels alternating over 3 rounds (3 ABBA pairs: the faster_level card's interval, #70), in the
-    # work of the three thread counts it replaced; 3 budgeted blocks per node count (budget_scaling's interval), each run shorter
-    # (1,500 warm-up transactions: a run that warms itself needs no unmeasured block)
+    # work of the three thread counts it replaced; 3 budgeted blocks per node count (budget_scaling's interval) of 1,500
+    # transactions (about 16 per client in flight, under a second at 96 in flight) after 1,500 unmeasured ones (a run that
+    # warms itself needs no unmeasured block)
     "quick": {"records": 1000, "threads": (4,), "operations": 1500, "level_rounds": 3,
-              "budget_ops": 700, "budget_records": 20000, "budget_threads": 96, "budget_repeats": 3, "budget_warmup": 1500},
+              "budget_ops": 1500, "budget_records": 20000, "budget_threads": 96, "budget_repeats": 3, "budget_warmup": 1500},
     "classroom": {"records": 10000, "threads": (1, 2, 4, 8, 16, 32), "operations": 20000, "level_rounds": 1,
                   "budget_ops": 4000, "budget_records": 20000, "budget_threads": 96, "budget_repeats": 3, "budget_warmup": 4000},
 }
@@ -61,7 +62,7 @@ LESSON = Lesson("00_getting_started", (
                           "(asked every half second), which is when gossip's failure detector convicted node 3 on the coordinator.",
                    WRONG: "The printed seconds against your estimate, then the reading after the table: until the detector convicts a node, "
                           "requests still wait for it; it convicts only after a silence long against the heartbeats it has seen.",
-                   TOO_FEW: "The kill cell printed no time: node 3 was not marked down within 90 s (see the table's errors)."},
+                   NOT_MEASURED: "The kill cell printed no time: node 3 was not marked down within 90 s (see the table's errors)."},
              giveaways=("phi accrual", "phi_convict_threshold")),
     Question("budget_scaling", "Three budgeted nodes ({node_cpu} core each) have three times the CPU of one. How many times "
              "the transactions per second of one budgeted node will they serve?", "ratio", low=0.1, high=10,

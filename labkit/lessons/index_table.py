@@ -58,7 +58,7 @@ LESSON = Lesson("02_index_table", (
                    WRONG: "Each approach's interval on the card, whether it lies wholly above 1, and `limit` per run; then section 1's nodes "
                           "touched per login: which logins spread over added nodes, and which must wait on every one.",
                    TOO_FEW: "An approach had fewer than 3 runs at a node count, so no interval: rerun the budgeted sweep with overrides "
-                            "= {'budgeted': {'repeats': 3}} (the classroom profile does), or read the closing section's budgeted rows."},
+                            "= {'budgeted': {'repeats': 3}} (the quick and classroom sizes do), or read the closing section's budgeted rows."},
              giveaways=("did not grow with the cluster", "do not grow from 1 to 8 nodes", "the lookup table's went from",
                         "grow until the 2-core machine is full"),
              expected=f"only {LOOKUP}'s"),

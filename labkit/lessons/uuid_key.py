@@ -12,16 +12,16 @@ from ..predictions import RIGHT, TOO_FEW, WRONG, Question
 from . import Lesson, sweep_repeats
 
 LESSON = Lesson("01_uuid_key", (
-    Question("claim_dc", "Ireland's application claims one key from the service's single counter. In which datacenter "
-             "will the servers record the Paxos round of its compare-and-set?", "choice",
+    Question("claim_dc", "The service's single counter has its one replica in dc1; Ireland's application writes its users to "
+             "dc2 and claims one key from that counter. In which datacenter will the servers record the Paxos round of its "
+             "compare-and-set?", "choice",
              options=("dc1", "dc2", "both"),
              look={RIGHT: "The compare-and-set row of the trace table: coordinator_dc and datacenters beside paxos_steps show where the "
                           "round ran; set that beside the counter's replication and where Ireland's request had to travel.",
                    WRONG: "The compare-and-set row's coordinator_dc, datacenters and the nodes that logged paxos_steps: compare them with the "
                           "counter keyspace's replication, which decides which nodes can take part in its Paxos round."},
              giveaways=("crosses the ocean to a coordinator there", "the paxos round runs where the replica is", "was recorded in `dc1`", "coordinator in `dc1`",
-                        "dc1 only", "kept in dc1", "lives in dc1", "counter row in dc1", "{{dc1: 1}}", "from dc1", "replica is in dc1",
-                        "crosses the ocean to agree", "runs where the replica is"),
+                        "from dc1", "crosses the ocean to agree", "runs where the replica is"),  # where the replica is, is the premise; where Paxos runs, the answer
              expected="dc1"),
     Question("ireland_slower", "At {low_threads} client threads, how many times longer will a counter registration take "
              "than a UUID registration in Ireland ({one_way} ms each way to dc1)?", "ratio", low=1, high=5000,

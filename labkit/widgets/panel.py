@@ -252,6 +252,8 @@ class ControlPanel:
         notebook's own card function: `asked.card_which(...)` on those rows) in the panel, under the figure, with its
         own explanation box: a re-run asked again, so it gets its own verdict. The notebook's run (`run()` in the cell)
         gets its card in the cell after it, as before."""
+        if self._prediction is None:
+            raise ConfigError("card_each_run judges each run's prediction: ask for it first with ask_first(asked[key])")
         self._card_maker = make_card
         return self
 
@@ -350,7 +352,7 @@ class ControlPanel:
                 self._say("stopped: the last run is kept as partial (complete=False) and not drawn", "darkorange")
             else:
                 self._say(f"done: {finished} runs" + ratio_summary(self.rows[len(self.rows) - finished:]))
-            if card and self._card_maker is not None and finished:
+            if card and self._card_maker is not None and finished and not self._cancel.is_set():  # a stopped run judges nothing
                 self._card(self.rows[len(self.rows) - finished:])
         except BaseException as exc:  # shown in the panel; rows measured so far stay in self.rows
             self.error = exc

@@ -11,13 +11,15 @@ absent, and nothing waits.
 from __future__ import annotations
 
 import html
+import threading
+import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 
 import ipywidgets as w
 
-from ..predictions import ABSENT, CARD_MIME, Question, could_judge, given, in_batch, judge, predictions_file, record, record_explanation
+from ..predictions import ABSENT, CARD_MIME, NOT_MEASURED, Question, could_judge, given, in_batch, judge, predictions_file, record, record_explanation
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
 
@@ -140,26 +142,30 @@ class _CellCard:
 
 class OutputCards:
     """Cards shown in an Output widget (a panel's card area): a run the student starts with the panel's button ends
-    in a background thread, where a display would land in whichever cell ran last."""
+    in a background thread, where a display would land in whichever cell ran last. One lock for the outputs: the
+    sweep's thread appends a card while a Keep in the kernel's thread may rewrite an earlier one."""
 
     def __init__(self, output: w.Output):
         self.output = output
+        self.lock = threading.Lock()
 
     def __call__(self, bundle: dict[str, Any]) -> "OutputCards._Shown":
         return OutputCards._Shown(self, self._append(bundle))
 
     def _append(self, data: dict[str, Any]) -> int:
-        self.output.outputs = (*self.output.outputs, {"output_type": "display_data", "data": data, "metadata": {}})
-        return len(self.output.outputs) - 1
+        with self.lock:
+            self.output.outputs = (*self.output.outputs, {"output_type": "display_data", "data": data, "metadata": {}})
+            return len(self.output.outputs) - 1
 
     class _Shown:
         def __init__(self, cards: "OutputCards", index: int):
             self.cards, self.index = cards, index
 
         def update(self, bundle: dict[str, Any]) -> None:
-            outputs = list(self.cards.output.outputs)
-            outputs[self.index] = {"output_type": "display_data", "data": bundle, "metadata": {}}
-            self.cards.output.outputs = tuple(outputs)
+            with self.cards.lock:
+                outputs = list(self.cards.output.outputs)
+                outputs[self.index] = {"output_type": "display_data", "data": bundle, "metadata": {}}
+                self.cards.output.outputs = tuple(outputs)
 
         def add(self, widget: w.Widget) -> None:
             self.cards._append({"application/vnd.jupyter.widget-view+json": {"model_id": widget.model_id, "version_major": 2, "version_minor": 0},
@@ -167,12 +173,16 @@ class OutputCards:
 
 
 _card_place: ContextVar[OutputCards | None] = ContextVar("labkit_card_place", default=None)
+_places: "weakref.WeakKeyDictionary[w.Output, OutputCards]" = weakref.WeakKeyDictionary()
 
 
 @contextmanager
 def cards_into(output: w.Output) -> Iterator[None]:
     """Cards made inside this block (in this thread) go to `output` instead of the running cell's output."""
-    token = _card_place.set(OutputCards(output))
+    place = _places.get(output)
+    if place is None:
+        place = _places[output] = OutputCards(output)  # one per output, so its cards share one lock
+    token = _card_place.set(place)
     try:
         yield
     finally:
@@ -181,7 +191,9 @@ def cards_into(output: w.Output) -> Iterator[None]:
 
 class ExplainBox:
     """The "why do you think it came out this way?" box under a card: Keep adds the student's sentences to the card
-    (beside the run's evidence, and so to the saved notebook that is collected) and to the predictions file."""
+    (beside the run's evidence) and to the predictions file. A card in a cell's output is saved with the notebook, so
+    `labkit predictions` and the class view collect the explanation with it; a card a panel shows for a run of its
+    Run button lives in the panel's widget, so the predictions file is where that one is kept."""
 
     def __init__(self, line: dict[str, Any], redraw: Callable[[dict[str, Any]], None], keep: bool = True):
         self.line, self.redraw, self.keep = line, redraw, keep
@@ -245,7 +257,7 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
     earlier = ", ".join(ABSENT if e is None else str(e) for e in box.frozen[:-1])  # a re-run asked again: each prediction shows
     place = _card_place.get()
     shown_card = place(card_bundle(box.question, line, evidence, earlier)) if place is not None else _CellCard(card_bundle(box.question, line, evidence, earlier))
-    if not box.batch:  # no one answers in a batch run
+    if not box.batch and could != NOT_MEASURED:  # no one answers in a batch run; nothing measured, nothing to explain
         explain = ExplainBox(line, lambda new: shown_card.update(card_bundle(box.question, new, evidence, earlier)), keep=keep)
         box.explained.append(explain)
         shown_card.add(explain.widget)

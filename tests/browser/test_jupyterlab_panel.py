@@ -164,11 +164,11 @@ def test_student_runs_the_index_table_notebook_and_the_panel_in_chromium(jupyter
             page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
             # Run All stops at the first experiment with one sentence, no traceback, and nothing below ran
-            trace = stopped_at(page, 'asked.require("index_nodes")')
+            trace = stopped_at(page, 'asked.require("index_nodes"')
             assert page.locator(".widget-html", has_text="phase (a)").count() == 0
             predict(page, "Predict: Cluster size")  # the slider's 1: one node touched on a one-node cluster, right
             predict(page, "Predict: And one login through the lookup table", choice=GROWS)  # wrong: two reads by key, whatever the size
-            run_from(page, 'asked.require("index_nodes")')
+            run_from(page, 'asked.require("index_nodes"')
             stopped_at(page, 'ask_first(asked["register_winner"])')
             assert trace.locator(".jp-OutputArea-output", has_text=ASKED).count() == 0  # the traces ran this time
 

@@ -45,7 +45,8 @@ CONVERTED = {
 CLOSING = "## What the classroom runs measured"
 EXPERIMENT = re.compile(r"ControlPanel\(|run_pattern_sweep\(|\.ensure\(|\btrace\w*\(|\.trace\(|partition\(|partition_test\(|both_tests\(|kill_node|\.cut\(")
 SHOW = re.compile(r"""asked\.show\(["'](\w+)["']\)""")
-ASKS = re.compile(r"""asked\.require\(["'](\w+)["']\)|ask_first\(asked\[["'](\w+)["']\]""")
+ASKS = re.compile(r"""asked\.require\(((?:["']\w+["'](?:,\s*)?)+)\)|ask_first\(asked\[["'](\w+)["']\]""")
+KEY = re.compile(r"""["'](\w+)["']""")
 
 
 def cells(name: str) -> list[dict]:
@@ -77,7 +78,7 @@ def experiments_in(the_cells: list[dict]) -> list[tuple[int, set[str]]]:
         text = source(cell)
         tagged = "experiment" in cell["metadata"].get("tags", [])
         if tagged or (EXPERIMENT.search(text) and "LESSON.ask(" not in text):  # the setup cell makes the boxes (and may start the cluster)
-            found.append((i, {a or b for a, b in ASKS.findall(text)}))
+            found.append((i, {key for required, panel in ASKS.findall(text) for key in (KEY.findall(required) if required else [panel])}))
     return found
 
 

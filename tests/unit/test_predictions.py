@@ -364,6 +364,11 @@ def test_a_panel_run_from_its_button_gets_its_own_card_from_that_runs_rows(monke
         seen.append(rows)
         return result_card(box, rows.sort_values("throughput").approach.iloc[-1], f"{len(rows)} runs", keep=False)
 
+    from labkit.errors import ConfigError
+
+    unasked = ControlPanel(request_for(describe(chat), describe(chat).named_sweep("quick", "mix")), slot=ClusterSlot.for_engine("cassandra", "local"))
+    with pytest.raises(ConfigError, match="ask_first"):
+        unasked.card_each_run(card)  # no prediction frozen per run: nothing to judge
     panel.card_each_run(card)
     box.lock("by_query")
     panel.run(wait=True)  # the notebook's run: its card is the next cell's
@@ -421,8 +426,37 @@ def test_an_estimate_is_judged_against_the_band_its_question_names_and_can_be_wr
 
     seconds = Question("down_after", "How many seconds until the others mark it down?", "estimate", low=0, high=120, unit="s")
     measured = band(12.0, within=3, share=1 / 3, unit="s")
-    assert measured == Band(12.0, 8.0, 16.0, "s") and band(3.0, within=3, share=1 / 3).low == 0.0
+    assert measured == Band(12.0, 8.0, 16.0, "s") and band(2.0, within=3, share=1 / 3).low == 0.0  # no negative seconds
     assert [judge(seconds, p, measured) for p in (8, 15.9, 7.5, 30)] == [RIGHT, RIGHT, WRONG, WRONG]
     assert judge(seconds, 12, 12.0) == TOO_FEW and could_judge(seconds, 12.0) == TOO_FEW and could_judge(seconds, measured) == "yes"
     line = record(tmp_path / "p.jsonl", notebook="00", question=seconds, prediction=30, measured=measured, verdict=WRONG, user="u", namespace="")
     assert line["measured"] == "12 s (an estimate from 8 to 16 s is right)"
+
+
+def test_a_run_that_answers_two_questions_uses_neither_answer_until_both_are_given(monkeypatch):
+    """One experiment cell that answers two questions checks both before freezing either: a student who answered
+    one is stopped with that answer kept, not used up by a run that did not happen."""
+    from labkit.lessons import Lesson
+    from labkit.widgets.prediction import PredictFirst
+
+    monkeypatch.delenv("LABKIT_BATCH", raising=False)
+    lesson = Lesson("02", (Question("a", "A?", "count", low=1, high=8), Question("b", "B?", "count", low=1, high=8)))
+    asked = lesson.ask()
+    asked["a"].lock(3)
+    with pytest.raises(PredictFirst):
+        asked.require("a", "b")
+    assert asked["a"].answer == 3 and asked["a"].frozen == []  # kept, not frozen
+    asked["b"].lock(2)
+    asked.require("a", "b")
+    assert asked["a"].frozen == [3] and asked["b"].frozen == [2]
+
+
+def test_a_value_that_was_not_measured_is_never_judged_wrong():
+    """A card whose run measured nothing ("not measured (...)") says so, for every kind, instead of calling the prediction
+    wrong (a choice) or failing (a ratio, a count)."""
+    from labkit.predictions import NOT_MEASURED
+
+    for question, prediction in ((FASTER, "pattern"), (NODES, 2), (Question("f", "F?", "ratio", low=0.1, high=10), 2.0),
+                                 (Question("s", "S?", "estimate", low=0, high=120, unit="s"), 20)):
+        assert judge(question, prediction, "not measured (no run of both)") == NOT_MEASURED
+    assert judge(FASTER, "pattern", None) == NOISE  # None stays what it was: a ratio that decided nothing

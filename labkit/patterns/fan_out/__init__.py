@@ -28,7 +28,7 @@ PATTERN = Pattern(
         Setting("replication", 1, 1, 5, "replication factor of the pattern's keyspace"),
     ),
     sizes={
-        "smoke": {  # every cell of the lesson at its smallest (make test): 2 nodes, 20 users (a quarter of quick's activities), one thread count;
+        "smoke": {  # every cell of the lesson at its smallest (make test): 2 nodes, 20 users (a third of a quick run's activities), one thread count;
             # every activity posted, 60 pages (a third of a quick run's), one run per approach (quick: 3), budgeted runs on 1 and 2 nodes
             "post": NamedSweep("post", (2,), (8,), 20 * 4, SMOKE_NETWORK),
             "paginate": NamedSweep("paginate", (2,), (8,), 60, SMOKE_NETWORK, warmup=10),
