@@ -123,7 +123,7 @@ LAYERS = [  # bottom to top: a module imports only its own package and packages 
     ("labkit.errors", "labkit.machine", "labkit.clusters.base", "labkit.home"),
     ("labkit.host", "labkit.runner", "labkit.datasets"),
     ("labkit.engines", "labkit.faults", "labkit.namespace", "labkit.results"),
-    ("labkit.clusters", "labkit.predictions"),
+    ("labkit.clusters", "labkit.predictions", "labkit.consistency"),
     ("labkit.patterns", "labkit.sweeps"),
     ("labkit.profiles", "labkit.workloads"),
     ("labkit.tactics", "labkit.noise"),
