@@ -413,6 +413,33 @@ def patterns(name: str = typer.Argument("", help="A pattern's name; default: lis
         typer.echo("")
 
 
+@app.command("check-history")
+def check_history_command(
+    history: Path = typer.Argument(..., help="A history of register operations, JSON lines (labkit.consistency.history)."),
+    model: str = typer.Option("cas-register", "--model", help="register (reads and writes) or cas-register (with compare-and-set)."),
+    page: Path = typer.Option(None, "--page", help="Write Porcupine's HTML page of the history and its linearizations here."),
+    timeout: float = typer.Option(30.0, "--timeout", help="Seconds before the checker gives up (the result is then Unknown)."),
+) -> None:
+    """Whether a recorded history is linearizable (Porcupine, built with Go on first use): per key, the smallest failing
+    key and the operations no order could place. Exit code 0: linearizable; 1: not; 3: the checker ran out of time."""
+    from .consistency import check_history
+
+    try:
+        verdict = check_history(history, model, page=page, timeout_s=timeout)
+    except LabkitError as exc:
+        _fail(exc)
+    typer.echo(verdict.text())
+    for key in verdict.keys:
+        typer.echo(f"  {key.key}: {key.result}, {key.operations} operations"
+                   + (f"; unplaced: {'; '.join(f'{d} (line {n})' for d, n in zip(key.unplaced, key.lines))}" if key.unplaced else ""))
+    for why, count in verdict.dropped.items():
+        typer.echo(f"  left out: {count} {why}")
+    if verdict.page is not None:
+        typer.echo(f"page: {verdict.page}")
+    if not verdict.linearizable:
+        raise typer.Exit(1 if verdict.result == "Illegal" else 3)
+
+
 @app.command("predictions")
 def predictions_command(
     paths: list[Path] = typer.Argument(..., help="Notebooks, or folders to search for them (e.g. an nbgrader course's submitted/)."),

@@ -1,5 +1,6 @@
 """Everything the lessons fetch or build on first use, in one step: Cassandra's and HBase's jars (and Cassandra's
-class archive), the MongoDB and Couchbase stand-ins' jars, and toxiproxy built with Go.
+class archive), the MongoDB and Couchbase stand-ins' jars, and toxiproxy and the linearizability checker (Porcupine) built
+with Go.
 
 Why: a student who goes offline, a lab server's image, and `make test` on a fresh machine (which fetches these
 beside its unit tests, which start no server) should not wait for each piece in the middle of a lesson."""
@@ -10,7 +11,7 @@ from typing import Callable
 
 from .errors import LabkitError
 
-PARTS = ("cassandra", "hbase", "mongodb stand-in", "couchbase stand-in", "toxiproxy")
+PARTS = ("cassandra", "hbase", "mongodb stand-in", "couchbase stand-in", "toxiproxy", "linearizability checker")
 
 
 def _cassandra() -> str:
@@ -45,7 +46,13 @@ def _toxiproxy() -> str:
     return f"toxiproxy {latency.VERSION} ready in {latency.install()}"
 
 
-STEPS: dict[str, Callable[[], str]] = dict(zip(PARTS, (_cassandra, _hbase, _mongodb_standin, _couchbase_standin, _toxiproxy)))
+def _checker() -> str:
+    from .consistency import checker
+
+    return f"the linearizability checker (Porcupine {checker.PORCUPINE}) ready in {checker.install()}"
+
+
+STEPS: dict[str, Callable[[], str]] = dict(zip(PARTS, (_cassandra, _hbase, _mongodb_standin, _couchbase_standin, _toxiproxy, _checker)))
 
 
 def provision_all(echo: Callable[[str], None] = print) -> list[str]:

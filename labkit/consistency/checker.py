@@ -100,7 +100,7 @@ class Verdict:
 
     def text(self) -> str:
         """One sentence: 'linearizable (412 operations on 3 keys)' or 'not linearizable: key k2 (58 operations) ...'."""
-        where = f"{self.operations} operations on {len(self.keys)} key{'s' if len(self.keys) != 1 else ''}"
+        where = f"{self.operations} operation{'s' if self.operations != 1 else ''} on {len(self.keys)} key{'s' if len(self.keys) != 1 else ''}"
         if self.result == "Ok":
             return f"linearizable ({where})"
         if self.result == "Unknown":

@@ -88,3 +88,25 @@ def test_without_go_the_checker_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setattr(checker.shutil, "which", lambda name: None)
     with pytest.raises(NotAvailableError, match=r"built with Go: install Go 1\.19 or newer \(Debian/Ubuntu: apt-get install golang-go\)"):
         checker.install()
+
+
+@NO_GO
+def test_the_command_line_says_the_verdict_per_key_and_exits_non_zero_when_not_linearizable(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from labkit.cli import app
+
+    stale = tmp_path / "stale.jsonl"
+    stale.write_text("".join(json.dumps(line) + "\n" for line in (op(0, "write", 0, 10, value=1), op(1, "read", 20, 30, result=None))))
+    result = CliRunner().invoke(app, ["check-history", str(stale), "--page", str(tmp_path / "page.html")])
+    assert result.exit_code == 1, result.output
+    assert "not linearizable: key x" in result.output and "unplaced: read x -> (none) (line 2)" in result.output
+    assert (tmp_path / "page.html").exists()
+    fine = tmp_path / "fine.jsonl"
+    fine.write_text(json.dumps(op(0, "write", 0, 10, value=1)) + "\n")
+    result = CliRunner().invoke(app, ["check-history", str(fine), "--model", "register"])
+    assert result.exit_code == 0 and result.output.startswith("linearizable (1 operation on 1 key)"), result.output
+    result = CliRunner().invoke(app, ["check-history", str(tmp_path / "none.jsonl")])
+    assert result.exit_code != 0 and "no history at" in result.output
