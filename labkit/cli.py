@@ -431,7 +431,7 @@ def check_history_command(
     typer.echo(verdict.text())
     for key in verdict.keys:
         typer.echo(f"  {key.key}: {key.result}, {key.operations} operations"
-                   + (f"; unplaced: {'; '.join(f'{d} (line {n})' for d, n in zip(key.unplaced, key.lines))}" if key.unplaced else ""))
+                   + (f"; stuck after {key.prefix} at: {key.unplaced[0]} (line {key.lines[0]})" if key.unplaced else ""))
     for why, count in verdict.dropped.items():
         typer.echo(f"  left out: {count} {why}")
     if verdict.page is not None:

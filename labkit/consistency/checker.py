@@ -73,13 +73,15 @@ def install() -> Path:
 @dataclass(frozen=True)
 class KeyVerdict:
     """One key's history: Ok (linearizable), Illegal (no order of its operations is a register's), Unknown (timed
-    out); for an illegal one, the operations the longest order found could not place (at most 5) and their lines."""
+    out); for an illegal one, the length of the longest linearizable prefix the search found (`prefix`) and the
+    operation it cannot be extended past (`unplaced`, with its line): the earliest return no order could reach."""
 
     key: str
     result: str
     operations: int
     unplaced: tuple[str, ...] = ()
     lines: tuple[int, ...] = ()
+    prefix: int = 0
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,8 @@ class Verdict:
         if self.result == "Unknown":
             return f"not decided: the checker ran out of time ({where})"
         failing = self.failing()
-        said = f"; no order could place: {'; '.join(failing.unplaced)}" if failing and failing.unplaced else ""
+        said = (f"; the longest linearizable prefix ({failing.prefix} operations) cannot be extended past: {failing.unplaced[0]} "
+                f"(line {failing.lines[0]})" if failing and failing.unplaced else "")
         return f"not linearizable: key {self.failing_key} ({failing.operations if failing else '?'} operations){said} ({where})"
 
 
@@ -143,7 +146,7 @@ def check_history(history: Path | Iterable[Mapping[str, Any]], model: str = "cas
     if proc.returncode != 0:
         raise LabkitError(f"the linearizability checker failed (exit {proc.returncode}): {proc.stderr.strip()[-1000:]}")
     found = json.loads(proc.stdout)
-    keys = tuple(KeyVerdict(k["key"], k["result"], k["operations"], tuple(k.get("unplaced") or ()), tuple(k.get("lines") or ()))
-                 for k in found.get("keys") or ())
+    keys = tuple(KeyVerdict(k["key"], k["result"], k["operations"], tuple(k.get("unplaced") or ()), tuple(k.get("lines") or ()),
+                            k.get("prefix") or 0) for k in found.get("keys") or ())
     return Verdict(found["linearizable"], found["result"], found["operations"], dict(found.get("dropped") or {}), keys,
                    found.get("failing_key") or None, Path(found["page"]) if found.get("page") else None)

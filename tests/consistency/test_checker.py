@@ -17,7 +17,9 @@ NO_GO = pytest.mark.skipif(shutil.which("go") is None, reason="Go is not install
 
 def op(process, kind, call, ret, *, key="x", value=None, expected=None, new=None, result=None, outcome="ok"):
     line = {"process": process, "key": key, "op": kind, "call": call, "return": ret, "outcome": outcome, "result": result}
-    line.update({k: v for k, v in (("value", value), ("expected", expected), ("new", new)) if v is not None})
+    line.update({k: v for k, v in (("value", value), ("new", new)) if v is not None})
+    if kind == "cas":
+        line["expected"] = expected  # null: only when absent
     return line
 
 
@@ -43,11 +45,33 @@ def test_a_stale_read_after_a_completed_write_is_not_linearizable_and_the_read_i
 
 
 @NO_GO
-def test_a_lost_update_two_compare_and_sets_from_one_value_both_applied():
+def test_a_lost_update_two_compare_and_sets_from_one_value_both_applied_and_always_the_same_one_named():
     history = [op(0, "write", 0, 5, value=0), op(1, "cas", 10, 20, expected=0, new=1, result=True),
                op(2, "cas", 10, 20, expected=0, new=2, result=True)]
+    named = {check_history(history).failing().unplaced for _ in range(8)}  # the search's order of equal candidates varies
+    assert named == {("cas x 0 -> 1: true",)}, named  # the same history names the same operation: of equal returns, the earlier line
+
+
+@NO_GO
+def test_the_operation_named_is_where_the_search_got_stuck_not_an_innocent_concurrent_one():
+    history = [op(0, "write", 0, 10, value=1), op(0, "write", 11, 20, value=2),
+               op(1, "read", 12, 100, result=3),  # long and concurrent with the write of 3: innocent
+               op(2, "read", 21, 30, result=1),  # after the write of 2 returned: the stale one
+               op(0, "write", 31, 40, value=3), op(2, "read", 41, 50, result=3)]
     verdict = check_history(history)
-    assert not verdict.linearizable and "cas x 0 -> " in verdict.text()
+    assert verdict.failing().unplaced == ("read x -> 1",) and verdict.failing().lines == (4,) and verdict.failing().prefix == 2
+    assert "the longest linearizable prefix (2 operations) cannot be extended past: read x -> 1 (line 4)" in verdict.text()
+
+
+@NO_GO
+def test_compare_and_set_edges_an_unknown_one_and_if_not_exists():
+    unknown = op(0, "cas", 0, None, expected=None, new=1, outcome="unknown")
+    assert check_history([unknown]).linearizable  # matches at the end, with no one to see it
+    assert check_history([unknown, op(1, "read", 10, 20, result=1), op(1, "read", 21, 30, result=1)]).linearizable
+    assert not check_history([unknown, op(1, "read", 10, 20, result=1), op(1, "read", 21, 30, result=None)]).linearizable
+    present = [op(0, "write", 0, 10, value=5)]
+    assert check_history(present + [op(1, "cas", 20, 30, expected=None, new=6, result=False)]).linearizable  # IF NOT EXISTS on a row
+    assert not check_history(present + [op(1, "cas", 20, 30, expected=None, new=6, result=True)]).linearizable
 
 
 @NO_GO
@@ -74,6 +98,10 @@ def test_a_history_the_checker_cannot_read_says_which_line_and_what_is_wrong(tmp
         check_history([op(0, "write", 0, 10, value=1), op(1, "read", 20, None, result=1)])
     with pytest.raises(ConfigError, match="use -model cas-register"):
         check_history([op(0, "cas", 0, 10, expected=None, new=1, result=True)], model="register")
+    with pytest.raises(ConfigError, match="a read's result is a whole number or null"):
+        check_history([op(0, "read", 0, 10, result=1.7)])
+    with pytest.raises(ConfigError, match="a cas needs expected"):
+        check_history([{"process": 0, "key": "x", "op": "cas", "new": 1, "result": True, "outcome": "ok", "call": 0, "return": 1}])
     with pytest.raises(ConfigError, match="model must be one of"):
         check_history([], model="queue")
     with pytest.raises(ConfigError, match="no history at"):
@@ -102,7 +130,7 @@ def test_the_command_line_says_the_verdict_per_key_and_exits_non_zero_when_not_l
     stale.write_text("".join(json.dumps(line) + "\n" for line in (op(0, "write", 0, 10, value=1), op(1, "read", 20, 30, result=None))))
     result = CliRunner().invoke(app, ["check-history", str(stale), "--page", str(tmp_path / "page.html")])
     assert result.exit_code == 1, result.output
-    assert "not linearizable: key x" in result.output and "unplaced: read x -> (none) (line 2)" in result.output
+    assert "not linearizable: key x" in result.output and "stuck after 1 at: read x -> (none) (line 2)" in result.output
     assert (tmp_path / "page.html").exists()
     fine = tmp_path / "fine.jsonl"
     fine.write_text(json.dumps(op(0, "write", 0, 10, value=1)) + "\n")

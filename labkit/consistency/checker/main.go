@@ -14,6 +14,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -26,17 +27,17 @@ import (
 )
 
 type line struct {
-	Process  int    `json:"process"`
-	Key      string `json:"key"`
-	Op       string `json:"op"`
-	Value    *int64 `json:"value"`
-	Expected *int64 `json:"expected"`
-	New      *int64 `json:"new"`
-	Result   any    `json:"result"`
-	Outcome  string `json:"outcome"`
-	Call     int64  `json:"call"`
-	Return   *int64 `json:"return"`
-	Index    int    `json:"-"`
+	Process  int             `json:"process"`
+	Key      string          `json:"key"`
+	Op       string          `json:"op"`
+	Value    *int64          `json:"value"`
+	Expected json.RawMessage `json:"expected"` // null: only when absent; missing: an error
+	New      *int64          `json:"new"`
+	Result   any             `json:"result"`
+	Outcome  string          `json:"outcome"`
+	Call     int64           `json:"call"`
+	Return   *int64          `json:"return"`
+	Index    int             `json:"-"`
 }
 
 type input struct {
@@ -144,6 +145,49 @@ func model() porcupine.Model {
 	}
 }
 
+// blockingOperation is where the search got stuck: among the longest partial linearizations, the operation outside
+// one with the earliest return (the return event no order could get past), ties broken by the earliest return and
+// then the line, so the same history always names the same operation. It returns that prefix's length too.
+func blockingOperation(info porcupine.LinearizationInfo, part []porcupine.Operation) (int, porcupine.Operation) {
+	longest := 0
+	var best *porcupine.Operation
+	for _, partition := range info.PartialLinearizationsOperations() {
+		for _, lin := range partition {
+			if len(lin) < longest {
+				continue
+			}
+			placed := map[int]bool{}
+			for _, op := range lin {
+				placed[op.Input.(input).Index] = true
+			}
+			var first *porcupine.Operation
+			for i := range part {
+				op := &part[i]
+				if placed[op.Input.(input).Index] {
+					continue
+				}
+				if first == nil || op.Return < first.Return || (op.Return == first.Return && op.Input.(input).Index < first.Input.(input).Index) {
+					first = op
+				}
+			}
+			if first == nil {
+				continue
+			}
+			earlier := best == nil || len(lin) > longest || first.Return < best.Return ||
+				(first.Return == best.Return && first.Input.(input).Index < best.Input.(input).Index)
+			if earlier {
+				longest, best = len(lin), first
+			}
+		}
+	}
+	if best == nil { // no partial linearization recorded: the first operation to return
+		sorted := append([]porcupine.Operation(nil), part...)
+		sort.Slice(sorted, func(a, b int) bool { return sorted[a].Return < sorted[b].Return })
+		return 0, sorted[0]
+	}
+	return longest, *best
+}
+
 // operations turns the history's lines into Porcupine's operations; `dropped` counts what was left out and why.
 func operations(lines []line, withCas bool) ([]porcupine.Operation, map[string]int, error) {
 	var ops []porcupine.Operation
@@ -180,10 +224,15 @@ func operations(lines []line, withCas bool) ([]porcupine.Operation, map[string]i
 				return nil, nil, fmt.Errorf("line %d: a cas needs new", l.Index+1)
 			}
 			in.Value = *l.New
-			if l.Expected == nil {
+			switch string(l.Expected) {
+			case "":
+				return nil, nil, fmt.Errorf("line %d: a cas needs expected (null: only when absent)", l.Index+1)
+			case "null":
 				in.Absent = true
-			} else {
-				in.Expected = *l.Expected
+			default:
+				if err := json.Unmarshal(l.Expected, &in.Expected); err != nil {
+					return nil, nil, fmt.Errorf("line %d: a cas's expected is a whole number or null", l.Index+1)
+				}
 			}
 			if known {
 				applied, ok := l.Result.(bool)
@@ -195,8 +244,12 @@ func operations(lines []line, withCas bool) ([]porcupine.Operation, map[string]i
 		case "read":
 			switch r := l.Result.(type) {
 			case nil:
-			case float64:
-				out.Present, out.Value = true, int64(r)
+			case json.Number:
+				value, err := r.Int64() // exact: a float or a number past int64 is refused, not rounded
+				if err != nil {
+					return nil, nil, fmt.Errorf("line %d: a read's result is a whole number or null (got %s)", l.Index+1, r)
+				}
+				out.Present, out.Value = true, value
 			default:
 				return nil, nil, fmt.Errorf("line %d: a read's result is a whole number or null", l.Index+1)
 			}
@@ -217,8 +270,9 @@ type keyResult struct {
 	Key        string   `json:"key"`
 	Result     string   `json:"result"`
 	Operations int      `json:"operations"`
-	Unplaced   []string `json:"unplaced,omitempty"` // the operations no order of the longest partial linearization could place
-	Lines      []int    `json:"lines,omitempty"`    // their line numbers in the history (1-based)
+	Prefix     int      `json:"prefix,omitempty"`   // operations in the longest linearizable prefix the search found
+	Unplaced   []string `json:"unplaced,omitempty"` // the operation that prefix cannot be extended past
+	Lines      []int    `json:"lines,omitempty"`    // its line number in the history (1-based)
 }
 
 type verdict struct {
@@ -252,7 +306,9 @@ func main() {
 			continue
 		}
 		var l line
-		if err := json.Unmarshal(scanner.Bytes(), &l); err != nil {
+		decoder := json.NewDecoder(bytes.NewReader(scanner.Bytes()))
+		decoder.UseNumber() // a read's value exactly, not through float64
+		if err := decoder.Decode(&l); err != nil {
 			fail(fmt.Errorf("line %d: %v", n+1, err))
 		}
 		l.Index = n
@@ -267,35 +323,25 @@ func main() {
 		fail(err)
 	}
 	m := model()
-	result, info := porcupine.CheckOperationsVerbose(m, ops, *timeout)
-	v := verdict{Linearizable: result == porcupine.Ok, Result: string(result), Operations: len(ops), Dropped: dropped}
-	parts := m.Partition(ops)
-	longest := info.PartialLinearizationsOperations()
+	v := verdict{Linearizable: true, Result: string(porcupine.Ok), Operations: len(ops), Dropped: dropped}
 	smallest := -1
-	for p, part := range parts {
+	for _, part := range m.Partition(ops) { // linearizability is local: each key on its own, once
 		kr := keyResult{Key: part[0].Input.(input).Key, Operations: len(part)}
-		kr.Result = string(porcupine.CheckOperationsTimeout(m, part, *timeout))
-		if kr.Result == string(porcupine.Illegal) && p < len(longest) {
-			placed := map[int]bool{}
-			best := []porcupine.Operation{}
-			for _, lin := range longest[p] {
-				if len(lin) > len(best) {
-					best = lin
-				}
-			}
-			for _, op := range best {
-				placed[op.Input.(input).Index] = true
-			}
-			sorted := append([]porcupine.Operation(nil), part...)
-			sort.Slice(sorted, func(a, b int) bool { return sorted[a].Call < sorted[b].Call })
-			for _, op := range sorted {
-				if i := op.Input.(input); !placed[i.Index] && len(kr.Unplaced) < 5 {
-					kr.Unplaced = append(kr.Unplaced, m.DescribeOperation(op.Input, op.Output))
-					kr.Lines = append(kr.Lines, i.Index+1)
-				}
-			}
+		result, info := porcupine.CheckOperationsVerbose(m, part, *timeout)
+		kr.Result = string(result)
+		switch result {
+		case porcupine.Illegal:
+			prefix, blocking := blockingOperation(info, part)
+			kr.Prefix = prefix
+			kr.Unplaced = []string{m.DescribeOperation(blocking.Input, blocking.Output)}
+			kr.Lines = []int{blocking.Input.(input).Index + 1}
 			if smallest < 0 || len(part) < v.Keys[smallest].Operations {
 				smallest = len(v.Keys)
+			}
+			v.Linearizable, v.Result = false, string(porcupine.Illegal)
+		case porcupine.Unknown:
+			if v.Result == string(porcupine.Ok) {
+				v.Linearizable, v.Result = false, string(porcupine.Unknown)
 			}
 		}
 		v.Keys = append(v.Keys, kr)
@@ -303,7 +349,8 @@ func main() {
 	if smallest >= 0 {
 		v.FailingKey = v.Keys[smallest].Key
 	}
-	if *page != "" {
+	if *page != "" { // the page draws every key: one more check of the whole history, for its linearizations
+		_, info := porcupine.CheckOperationsVerbose(m, ops, *timeout)
 		if err := porcupine.VisualizePath(m, info, *page); err != nil {
 			fail(err)
 		}
