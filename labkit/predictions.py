@@ -222,28 +222,35 @@ def given(question: Question, predictions: Any) -> Any:
     return question.checked(predictions[question.key])
 
 
-def record(path: Path, *, notebook: str, question: Question, prediction: Any, measured: Any, verdict: str,
-           user: str, namespace: str, when: datetime.datetime | None = None, could_judge: str | None = None) -> dict[str, Any]:
-    """Append one line to the predictions file (JSON lines) and return it."""
-    line = {"notebook": notebook, "question": question.key, "text": question.text, "prediction": prediction,
-            "measured": measured.text() if isinstance(measured, (RatioInterval, Band)) else measured, "verdict": verdict, "could_judge": could_judge,
-            "user": user, "namespace": namespace,
-            "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
+def _now(when: datetime.datetime | None = None) -> str:
+    return (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")
+
+
+def _append(path: Path, line: dict[str, Any]) -> dict[str, Any]:
+    """Append one JSON line to the predictions file and return it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, default=str) + "\n")
     return line
+
+
+def shown(measured: Any) -> Any:
+    """A measurement as a card and the predictions file say it: an interval's or a band's text, else the value."""
+    return measured.text() if isinstance(measured, (RatioInterval, Band)) else measured
+
+
+def record(path: Path, *, notebook: str, question: Question, prediction: Any, measured: Any, verdict: str,
+           user: str, namespace: str, when: datetime.datetime | None = None, could_judge: str | None = None) -> dict[str, Any]:
+    """Append one line to the predictions file (JSON lines) and return it."""
+    return _append(path, {"notebook": notebook, "question": question.key, "text": question.text, "prediction": prediction,
+                          "measured": shown(measured), "verdict": verdict, "could_judge": could_judge,
+                          "user": user, "namespace": namespace, "time": _now(when)})
 
 
 def record_explanation(path: Path, card: Mapping[str, Any], when: datetime.datetime | None = None) -> dict[str, Any]:
     """Append the student's explanation of one card's run (`card`: the card's record, with "explanation") as its own
     line: the card's fields, so it stands beside the prediction it explains, and the time it was given."""
-    line = {**card, "kind": "explanation", "explained": card.get("time"),
-            "time": (when or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="seconds")}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(line, default=str) + "\n")
-    return line
+    return _append(path, {**card, "kind": "explanation", "explained": card.get("time"), "time": _now(when)})
 
 
 def predictions_file() -> Path:

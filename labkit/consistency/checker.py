@@ -14,19 +14,18 @@ unknown).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..errors import ConfigError, LabkitError, NotAvailableError
+from ..errors import ConfigError, LabkitError
 from ..home import labkit_home
+from ..host.go_build import build_once
 
 PORCUPINE = "1.3.1"
 SOURCE = Path(__file__).with_name("checker")
@@ -49,25 +48,16 @@ def binary_path() -> Path:
 def install() -> Path:
     """`go build` of checker/main.go into the labkit home (once; Porcupine from the Go module proxy)."""
     target = binary_path()
-    if target.exists():
-        return target
-    go = shutil.which("go")
-    if go is None:
-        raise NotAvailableError("the linearizability checker (Porcupine) is built with Go: install Go 1.19 or newer "
-                                "(Debian/Ubuntu: apt-get install golang-go) and try again")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / ".build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time: a second caller finds it built
-        if target.exists():
-            return target
+
+    def build(go: str) -> subprocess.CompletedProcess:
         building = target.with_name(f".checker-{os.getpid()}")
         proc = subprocess.run([go, "build", "-trimpath", "-o", str(building), "."], cwd=SOURCE, capture_output=True, text=True,
                               env={**os.environ, "GOFLAGS": "-mod=readonly"})
-        if proc.returncode != 0 or not building.exists():
-            raise NotAvailableError(f"building the linearizability checker (Porcupine {PORCUPINE}) failed (Go 1.19 or newer, "
-                                    f"and is proxy.golang.org reachable?):\n{proc.stderr[-2000:]}")
-        building.replace(target)
-    return target
+        if proc.returncode == 0 and building.exists():
+            building.replace(target)
+        return proc
+
+    return build_once(target, build, what=f"the linearizability checker (Porcupine {PORCUPINE})")
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import fcntl
 import re
-import shutil
 import subprocess
 import tempfile
 import urllib.error
@@ -20,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..host import processes
+from ..host.go_build import build_once
 from ..home import labkit_home
 from ..errors import LabkitError, NotAvailableError
 
@@ -40,23 +39,13 @@ def binary_path() -> Path:
 def install() -> Path:
     """`go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0` into the cache (once)."""
     target = binary_path()
-    if target.exists():
-        return target
-    go = shutil.which("go")
-    if go is None:
-        raise NotAvailableError("latency faults need toxiproxy, which labkit builds with Go: "
-                                "install Go 1.19 or newer (Debian/Ubuntu: apt-get install golang-go) and try again")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / ".build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time (`labkit provision all` beside a first lesson): the second finds it built
-        if target.exists():
-            return target
+
+    def build(go: str) -> subprocess.CompletedProcess:
         go, env = go_for_toxiproxy(go)
         env["GOBIN"] = str(target.parent)
-        proc = subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
-    if proc.returncode != 0 or not target.exists():
-        raise NotAvailableError(f"building toxiproxy {VERSION} failed (is proxy.golang.org reachable?):\n{proc.stderr[-2000:]}")
-    return target
+        return subprocess.run([go, "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{VERSION}"], env=env, capture_output=True, text=True)
+
+    return build_once(target, build, what=f"latency faults need toxiproxy {VERSION}")
 
 
 # toxiproxy v2.12.0's go.mod says `go 1.23.0`: an older Go refuses it (Debian 12's golang-go, 1.19:

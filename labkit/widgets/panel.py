@@ -28,6 +28,7 @@ from ..patterns.description import Setting, thread_range
 from ..results import ResultsStore, figures
 from ..sweeps import Bench, Sweep, SweepPlan, SweepRequest, SweepWatch, check_slot, measure, resolve
 from ..results.figures import LIMIT_SYMBOLS, limit_kind
+from .prediction import OutputCards, cards_into
 
 CLIENT_BOUND_WARNING = (
     "⚠ The Python client was the bottleneck in {n} of {total} runs (marked ✕): those points measure the "
@@ -108,6 +109,7 @@ class ControlPanel:
         self._card_maker: Callable[[pd.DataFrame], Any] | None = None  # card_each_run
         self.cards = w.Output()
         """The cards of the runs started with the Run button (card_each_run), each with its explanation box."""
+        self._card_area = OutputCards(self.cards)
         self._last_tick = 0.0
 
         self._listed_threads = tuple(plan.threads)
@@ -363,11 +365,9 @@ class ControlPanel:
 
     def _card(self, rows: list[dict[str, Any]]) -> None:
         """This run's card in the panel's card area; a card that cannot be made says why there and loses no rows."""
-        from .prediction import cards_into
-
         assert self._card_maker is not None
         try:
-            with cards_into(self.cards):
+            with cards_into(self._card_area):
                 self._card_maker(pd.DataFrame(rows))
         except Exception as exc:  # the rows stay measured; the card's failure is said, not raised into a thread
             self._say(f"this run's card could not be made: {''.join(traceback.format_exception_only(type(exc), exc)).strip()}", "firebrick")

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import html
 import threading
-import weakref
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 
 import ipywidgets as w
 
-from ..predictions import ABSENT, CARD_MIME, NOT_MEASURED, Question, could_judge, given, in_batch, judge, predictions_file, record, record_explanation
+from ..predictions import ABSENT, CARD_MIME, NOT_MEASURED, Question, could_judge, given, in_batch, judge, predictions_file, record, record_explanation, shown
 
 ASK = "Predict first: answer the question above (or press skip), then run this cell again."
 
@@ -173,15 +172,12 @@ class OutputCards:
 
 
 _card_place: ContextVar[OutputCards | None] = ContextVar("labkit_card_place", default=None)
-_places: "weakref.WeakKeyDictionary[w.Output, OutputCards]" = weakref.WeakKeyDictionary()
 
 
 @contextmanager
-def cards_into(output: w.Output) -> Iterator[None]:
-    """Cards made inside this block (in this thread) go to `output` instead of the running cell's output."""
-    place = _places.get(output)
-    if place is None:
-        place = _places[output] = OutputCards(output)  # one per output, so its cards share one lock
+def cards_into(place: OutputCards) -> Iterator[None]:
+    """Cards made inside this block (in this thread) go to `place` (a panel's card area) instead of the running cell's
+    output."""
     token = _card_place.set(place)
     try:
         yield
@@ -248,15 +244,14 @@ def result_card(box: PredictionBox, measured: Any, evidence: str, *, user: str =
     prediction = box.ran_with
     could = judgeable or could_judge(box.question, measured, verdict)
     verdict = ABSENT if prediction is None else verdict or judge(box.question, prediction, measured)
-    shown = measured.text() if hasattr(measured, "text") else measured
-    line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown, "verdict": verdict,
-            "could_judge": could}
+    line = {"notebook": box.notebook, "question": box.question.key, "prediction": prediction, "measured": shown(measured),
+            "verdict": verdict, "could_judge": could}
     if keep:
         line = record(predictions_file(), notebook=box.notebook, question=box.question, prediction=prediction, measured=measured,
                       verdict=verdict, user=user, namespace=namespace, could_judge=could)
     earlier = ", ".join(ABSENT if e is None else str(e) for e in box.frozen[:-1])  # a re-run asked again: each prediction shows
-    place = _card_place.get()
-    shown_card = place(card_bundle(box.question, line, evidence, earlier)) if place is not None else _CellCard(card_bundle(box.question, line, evidence, earlier))
+    place, bundle = _card_place.get(), card_bundle(box.question, line, evidence, earlier)
+    shown_card = place(bundle) if place is not None else _CellCard(bundle)
     if not box.batch and could != NOT_MEASURED:  # no one answers in a batch run; nothing measured, nothing to explain
         explain = ExplainBox(line, lambda new: shown_card.update(card_bundle(box.question, new, evidence, earlier)), keep=keep)
         box.explained.append(explain)

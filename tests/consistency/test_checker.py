@@ -113,8 +113,8 @@ def test_without_go_the_checker_says_what_to_install(monkeypatch, tmp_path):
     from labkit.errors import NotAvailableError
 
     monkeypatch.setattr(checker, "binary_path", lambda: tmp_path / "not-built" / "checker")
-    monkeypatch.setattr(checker.shutil, "which", lambda name: None)
-    with pytest.raises(NotAvailableError, match=r"built with Go: install Go 1\.19 or newer \(Debian/Ubuntu: apt-get install golang-go\)"):
+    monkeypatch.setattr("labkit.host.go_build.shutil.which", lambda name: None)
+    with pytest.raises(NotAvailableError, match=r"which labkit builds with Go: install Go 1\.19 or newer \(Debian/Ubuntu: apt-get install golang-go\)"):
         checker.install()
 
 
