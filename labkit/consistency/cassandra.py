@@ -21,6 +21,7 @@ from cassandra.protocol import ConfigurationException, SyntaxException
 
 from ..engines import cassandra as cql
 from ..errors import ConfigError
+from ..namespace import Namespaced, in_namespace
 from ..runner.workload import BaseWorkload, Transaction, Verification
 from .history import FAIL, OK, UNKNOWN, HistoryRecorder, read_history
 
@@ -31,11 +32,12 @@ MISTAKES = (InvalidRequest, SyntaxException, Unauthorized, ConfigurationExceptio
 unknowns is trivially linearizable)."""
 
 
-class CassandraRegister(BaseWorkload):
+class CassandraRegister(Namespaced, BaseWorkload):
     """`keys` registers (rows k0..), each transaction one operation on a random key: a read (`mix[0]` of them), a
     write of a value no one wrote before (`mix[1]`) or a compare-and-set from the value this worker last read (the
     rest; IF NOT EXISTS when it has read none). Reads and writes at `consistency`, compare-and-set's Paxos at
-    `serial`. The history lands in `history` (JSON lines, labkit.consistency.history)."""
+    `serial`. The history lands in `history` (JSON lines, labkit.consistency.history). Its keyspace carries the runs'
+    namespace (`on(cluster, ...)`), so a second user on a shared cluster keeps registers of their own."""
 
     name = "register"
     max_processes = 1  # one recorder and one clock: the history's invocations and completions must be comparable
@@ -56,10 +58,15 @@ class CassandraRegister(BaseWorkload):
             raise ConfigError(f"read_consistency must be one of {', '.join(LEVELS + SERIAL_LEVELS)} (got {read_consistency!r})")
         self.addresses, self.history = list(addresses), Path(history)
         self.keys, self.consistency, self.serial, self.replication = keys, consistency, serial, replication
-        self.keyspace, self.mix, self.request_timeout, self.dc = keyspace, mix, request_timeout, dc
+        self.base_keyspace, self.mix, self.request_timeout, self.dc = keyspace, mix, request_timeout, dc
         self._session: Any = None
         self._recorder: HistoryRecorder | None = None
         self._prepared: dict[str, Any] = {}
+
+    @classmethod
+    def on(cls, cluster: Any, history: Path, **options: Any) -> "CassandraRegister":
+        """The workload on `cluster`'s nodes, in the namespace this process's runs write in there."""
+        return in_namespace(cls(cluster.addresses, history, **options), cluster)
 
     # ---- phases ----------------------------------------------------------------------------------
 

@@ -75,3 +75,16 @@ def test_with_compare_and_set_every_write_goes_through_paxos_on_seeded_keys_and_
         ("k0", "cas", None, 0, OK, True), ("k1", "cas", None, 0, OK, True)]
     plain = CassandraRegister(["127.0.0.1"], tmp_path / "p.jsonl", mix=(0.5, 0.5), consistency="ONE")
     assert not plain.with_cas and plain.read_consistency == "ONE"  # no compare-and-set: plain reads and writes at the level asked
+
+
+def test_a_second_namespace_on_the_same_cluster_keeps_registers_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.setenv("LABKIT_NAMESPACE", "anna")
+    cluster = SimpleNamespace(addresses=["127.0.0.1"], provider="local")
+    workload = CassandraRegister.on(cluster, tmp_path / "h.jsonl", mix=(0.5, 0.5))
+    assert workload.keyspace == "anna_consistency_register"
+    workload._session = Session()
+    workload.open_process()
+    workload._recorder.close()
+    assert all("anna_consistency_register.reg" in s.text for s in workload._session.prepared)
+    monkeypatch.delenv("LABKIT_NAMESPACE")
+    assert CassandraRegister.on(cluster, tmp_path / "h.jsonl").keyspace == "consistency_register"

@@ -28,7 +28,7 @@ def one_node(shared_clusters):
 
 @NO_GO
 def test_a_one_node_history_of_reads_writes_and_compare_and_set_is_whole_and_linearizable(one_node, tmp_path):
-    workload = CassandraRegister(one_node.addresses, tmp_path / "history.jsonl", keys=3, consistency="QUORUM")
+    workload = CassandraRegister.on(one_node, tmp_path / "history.jsonl", keys=3, consistency="QUORUM")
     try:
         result = run(workload, threads=4, operations=240, options=RunOptions(processes=1))
     finally:
@@ -126,7 +126,7 @@ def test_at_quorum_with_serial_reads_a_replica_cut_off_mid_run_leaves_a_lineariz
     from labkit.faults.partition import heal_all, partition
 
     cluster = shared_clusters.get("three_nodes", __name__)
-    workload = CassandraRegister(cluster.addresses, tmp_path / "history.jsonl", keys=6, consistency="QUORUM", replication=3,
+    workload = CassandraRegister.on(cluster, tmp_path / "history.jsonl", keys=6, consistency="QUORUM", replication=3,
                                  keyspace="consistency_quorum")
     outcome = {}
     paced = RunOptions(processes=1, target_rate=40)  # 400 operations over about 10 s: the cut falls inside the run
